@@ -1,0 +1,110 @@
+// `tune --model NAME`: resolve model and instance, run the search within the budget, print the
+// comparison table (markdown, or JSON with --json) and what each backend's search concluded.
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "engine/search_engine.h"
+#include "instance/torch_instance.h"
+#include "report/summary_report.h"
+#include "trial/trial_process.h"
+#include "util/duration.h"
+#include "util/paths.h"
+#include "util/table_format.h"
+
+namespace tune::cli {
+namespace {
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  for (const auto& b : items)
+    if (b != "eager" && b != "jit") throw std::invalid_argument("--backends: unknown backend '" + b + "' (expected eager, jit)");
+  if (items.empty()) throw std::invalid_argument("--backends '" + text + "': expected a list such as eager,jit");
+  return items;
+}
+
+void print_outcomes(std::ostream& out, const SearchSummary& summary) {
+  for (const auto& b : summary.backends) {
+    out << "- " << b.backend << ": ";
+    if (!b.failure.empty()) out << "no result: " << b.failure;
+    else out << "batch ramp ended (" << b.ramp_stop << "); learning rates: " << b.lr_stop;
+    out << "; " << b.trials_run << " trials run, " << b.trials_reused << " reused from the store\n";
+  }
+}
+
+std::vector<BestRow> rows_of(const Database& db, const SearchRequest& r) {
+  std::vector<BestRow> mine;
+  for (const auto& row : db.best_rows())
+    if (row.key.model == r.model.name && row.key.instance_fingerprint == r.instance.fingerprint() &&
+        row.key.seq_len == r.seq_len && row.key.precision == r.precision && row.key.tune_version == TUNE_VERSION)
+      mine.push_back(row);
+  return mine;
+}
+
+}  // namespace
+
+int run_tune(int argc, char** argv) {
+  po::options_description desc("tune --model options");
+  desc.add_options()
+      ("model", po::value<std::string>()->required(), "tested model name (see `tune models`) or a model YAML path")
+      ("instance", po::value<std::string>()->default_value("auto"), "instance profile (configs/instances) or auto")
+      ("db", po::value<std::string>()->default_value(default_database_path()), "SQLite database")
+      ("seq-len", po::value<int>(), "sequence length (default: the model's)")
+      ("budget", po::value<std::string>(), "wall-clock budget, e.g. 20m (default: configs/search.yaml)")
+      ("backends", po::value<std::string>()->default_value("eager,jit"), "comma-separated backends")
+      ("seed", po::value<uint64_t>()->default_value(0), "seed for weights, batches and masking")
+      ("corpus", po::value<std::string>()->default_value(""), "text file or folder to train on ('synthetic': random ids)")
+      ("settings", po::value<std::string>()->default_value(default_search_settings_path()), "search settings YAML")
+      ("job-steps", po::value<double>(), "planned job length in steps: recommend compiling or not")
+      ("json", po::bool_switch(), "print the result as JSON");
+  po::variables_map vm;
+  if (!parse_or_help(argc, argv, desc, vm, "tune --model NAME [options]")) return 0;
+
+  const SearchSettings settings = load_search_settings(vm["settings"].as<std::string>());
+  SearchRequest request;
+  request.model = resolve_model(vm["model"].as<std::string>());
+  request.instance = resolve_instance(vm["instance"].as<std::string>());
+  request.libtorch_version = libtorch_version();
+  request.backends = split_list(vm["backends"].as<std::string>());
+  request.seq_len = vm.count("seq-len") ? vm["seq-len"].as<int>() : request.model.default_seq_len;
+  request.seed = vm["seed"].as<uint64_t>();
+  request.corpus_path = vm["corpus"].as<std::string>();
+  const std::string db_path = vm["db"].as<std::string>();
+  request.runs_dir = runs_dir_for_database(db_path);
+  const bool budget_given = vm.count("budget") > 0;
+  const double budget = budget_given ? parse_duration_seconds(vm["budget"].as<std::string>()) : settings.budget_seconds;
+
+  Database db(db_path);
+  std::cerr << "tune: model " << request.model.name << " (" << request.model.hf_class << "), seq " << request.seq_len
+            << ", instance " << request.instance.name << " [" << request.instance.fingerprint() << "], libtorch "
+            << request.libtorch_version << "\n"
+            << "tune: budget " << format_duration(budget) << (budget_given ? " (--budget)" : " (default, configs/search.yaml)")
+            << ", backends " << vm["backends"].as<std::string>() << ", database " << db_path << "\n";
+  const std::string exe = self_executable();
+  SearchEngine engine(db, [&exe](const TrialSpec& s, const std::string& dir) { return run_trial_isolated(s, exe, dir); },
+                      settings, std::cerr);
+  const SearchSummary summary = engine.run(request, budget);
+  const auto rows = comparison_rows(rows_of(db, request));
+
+  if (vm["json"].as<bool>()) {
+    auto json = comparison_json(rows);
+    json["budget_seconds"] = summary.budget_seconds;
+    json["elapsed_seconds"] = summary.elapsed_seconds;
+    std::cout << json.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << "\n## tune: " << request.model.name << " on " << request.instance.name << " (searched in "
+            << format_duration(summary.elapsed_seconds) << " of a " << format_duration(budget) << " budget)\n\n";
+  write_comparison_markdown(std::cout, rows);
+  print_outcomes(std::cout, summary);
+  if (vm.count("job-steps") && !rows.empty())
+    std::cout << "- for a " << vm["job-steps"].as<double>() << "-step job: "
+              << recommend_for_job(rows.front().amortization, vm["job-steps"].as<double>()) << "\n";
+  return 0;
+}
+
+}  // namespace tune::cli

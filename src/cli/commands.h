@@ -1,0 +1,14 @@
+// Entry points of tune's subcommands; main.cpp picks one by the first argument.
+// Each parses its own flags (Boost.Program_options) and returns the process exit code.
+#pragma once
+
+namespace tune::cli {
+
+int run_tune(int argc, char** argv);      // tune --model NAME ...: the search
+int run_models(int argc, char** argv);    // tune models
+int run_instance(int argc, char** argv);  // tune instance
+int run_table(int argc, char** argv);     // tune table
+int run_regress(int argc, char** argv);   // tune regress
+int run_trial(int argc, char** argv);     // tune trial --spec FILE: one trial, in this process
+
+}  // namespace tune::cli

@@ -1,0 +1,58 @@
+// tune's entry point: dispatches to a subcommand and turns errors into messages and exit codes
+// (2: bad input from the user, 1: a failure while running).
+#include <boost/program_options.hpp>
+
+#include <cstring>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+
+#include "cli/commands.h"
+
+namespace {
+
+int usage() {
+  std::cout << "tune: find the best batch size and learning rate, native and compiled, for a model here\n\n"
+               "usage:\n"
+               "  tune --model NAME [--instance NAME] [--db PATH] [--seq-len N] [--budget DURATION]\n"
+               "       [--backends LIST] [--seed N] [--json]      search and print the best configs\n"
+               "  tune models                                     list the tested models\n"
+               "  tune instance [--instance NAME]                 print the detected instance\n"
+               "  tune table [--db PATH] [--format md|json]       the tested-models table from the store\n"
+               "  tune regress --reference DB [--db DB]           compare against a reference store\n"
+               "  tune trial --spec FILE [--out FILE]             run one trial in this process\n\n"
+               "Each subcommand takes --help.\n";
+  return 0;
+}
+
+int dispatch(int argc, char** argv) {
+  using namespace tune::cli;
+  if (argc < 2) return usage();
+  const std::string first = argv[1];
+  if (first == "--help" || first == "-h" || first == "help") return usage();
+  if (first == "models") return run_models(argc - 1, argv + 1);
+  if (first == "instance") return run_instance(argc - 1, argv + 1);
+  if (first == "table") return run_table(argc - 1, argv + 1);
+  if (first == "regress") return run_regress(argc - 1, argv + 1);
+  if (first == "trial") return run_trial(argc - 1, argv + 1);
+  if (first.rfind("-", 0) != 0)
+    throw std::invalid_argument("unknown command '" + first + "': expected models, instance, table, regress, trial or --model NAME");
+  return run_tune(argc, argv);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return dispatch(argc, argv);
+  } catch (const boost::program_options::error& e) {
+    std::cerr << "tune: error: " << e.what() << " (see --help)\n";
+    return 2;
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "tune: error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::exception& e) {
+    std::cerr << "tune: failed: " << e.what() << "\n";
+    return 1;
+  }
+}

@@ -1,0 +1,97 @@
+// The TorchScript backend: trace model+loss with parameters as graph inputs, so the graph executor's
+// autograd sends gradients to the original parameters and the stock optimizer updates them.
+#include "compile/jit_step.h"
+
+#include <torch/csrc/jit/frontend/tracer.h>
+#include <torch/csrc/jit/passes/tensorexpr_fuser.h>
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+#include <sstream>
+
+namespace tune {
+namespace {
+
+// Counts fusion and differentiable subgraphs, recursing into subgraph attributes.
+void count_groups(const torch::jit::Block* block, int& fusion_groups, int& diff_graphs, int& nodes) {
+  for (const auto* node : block->nodes()) {
+    ++nodes;
+    const std::string kind = node->kind().toQualString();
+    if (kind == "prim::DifferentiableGraph") ++diff_graphs;
+    if (kind.find("Fusion") != std::string::npos || kind.find("TensorExprGroup") != std::string::npos) ++fusion_groups;
+    if (node->hasAttribute(torch::jit::attr::Subgraph))
+      count_groups(node->g(torch::jit::attr::Subgraph)->block(), fusion_groups, diff_graphs, nodes);
+    for (const auto* sub : node->blocks()) count_groups(sub, fusion_groups, diff_graphs, nodes);
+  }
+}
+
+}  // namespace
+
+JitStep::JitStep(TrainableModel model, double learning_rate)
+    : model_(std::move(model)), optimizer_(make_optimizer(*model_.module, learning_rate)),
+      parameters_(model_.module->parameters()) {}
+
+CompileReport JitStep::prepare(const Batch& example) {
+  const auto start = std::chrono::steady_clock::now();
+  torch::jit::Stack inputs;
+  for (const auto& t : example.tensors()) inputs.emplace_back(t);
+  for (const auto& p : parameters_) inputs.emplace_back(p);
+  auto loss_fn = model_.loss;
+  auto traced_fn = [loss_fn](torch::jit::Stack stack) -> torch::jit::Stack {
+    const Batch b{stack[0].toTensor(), stack[1].toTensor(), stack[2].toTensor(), stack[3].toTensor()};
+    return {loss_fn(b)};
+  };
+  try {
+    auto traced = torch::jit::tracer::trace(inputs, traced_fn, [](const torch::autograd::Variable&) { return ""; },
+                                            /*strict=*/false);
+    graph_ = traced.first->graph;
+    executor_ = std::make_unique<torch::jit::GraphExecutor>(graph_, "tune_train_loss");
+  } catch (const std::exception& e) {
+    throw CompileError("trace", e.what());
+  }
+  if (!traced_shape_.empty()) ++recompiles_;
+  traced_shape_ = example.input_ids.sizes().vec();
+  CompileReport report;
+  report.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  int fusion = 0, diff = 0, nodes = 0;
+  count_groups(graph_->block(), fusion, diff, nodes);
+  report.info = "traced graph: " + std::to_string(nodes) + " nodes, " + std::to_string(graph_->inputs().size()) +
+                " inputs" + (recompiles_ ? ", recompile #" + std::to_string(recompiles_) : "");
+  return report;
+}
+
+torch::Tensor JitStep::traced_loss(const Batch& batch) {
+  if (!executor_ || batch.input_ids.sizes().vec() != traced_shape_) {
+    std::fprintf(stderr, "tune: jit recompiles: new batch shape [%lld, %lld]\n",
+                 static_cast<long long>(batch.input_ids.size(0)), static_cast<long long>(batch.input_ids.size(1)));
+    prepare(batch);
+  }
+  torch::jit::Stack stack;
+  for (const auto& t : batch.tensors()) stack.emplace_back(t);
+  for (const auto& p : parameters_) stack.emplace_back(p);
+  executor_->run(stack);
+  return stack.at(0).toTensor();
+}
+
+torch::Tensor JitStep::step(const Batch& batch) {
+  optimizer_->zero_grad();
+  auto loss = traced_loss(batch);
+  loss.backward();
+  optimizer_->step();
+  return loss.detach();
+}
+
+std::string JitStep::runtime_info() const {
+  const auto optimized = torch::jit::lastExecutedOptimizedGraph();
+  if (!optimized) return "jit: no optimized graph yet";
+  int fusion = 0, diff = 0, nodes = 0;
+  count_groups(optimized->block(), fusion, diff, nodes);
+  std::ostringstream out;
+  out << "optimized graph: " << nodes << " nodes, " << fusion << " fusion groups, " << diff
+      << " differentiable graphs; tensorexpr fuser " << (torch::jit::tensorExprFuserEnabled() ? "on" : "off")
+      << ", recompiles " << recompiles_;
+  return out.str();
+}
+
+}  // namespace tune

@@ -1,0 +1,33 @@
+// The TorchScript backend: the training forward (model + loss) traced from C++ into a graph whose
+// inputs are the batch and every parameter, run by the graph executor with autograd.
+#pragma once
+#include <torch/csrc/jit/ir/ir.h>
+#include <torch/csrc/jit/runtime/graph_executor.h>
+
+#include "compile/train_step.h"
+
+namespace tune {
+
+class JitStep : public TrainStep {
+ public:
+  JitStep(TrainableModel model, double learning_rate);
+  std::string backend() const override { return "jit"; }
+  // Traces the loss for this batch shape. A later batch of another shape is a recompile.
+  CompileReport prepare(const Batch& example) override;
+  torch::Tensor step(const Batch& batch) override;
+  std::string runtime_info() const override;
+  // The traced loss without an optimizer step (tests compare its gradients with eager's).
+  torch::Tensor traced_loss(const Batch& batch);
+  int recompiles() const { return recompiles_; }
+
+ private:
+  TrainableModel model_;
+  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  std::vector<torch::Tensor> parameters_;
+  std::shared_ptr<torch::jit::Graph> graph_;
+  std::unique_ptr<torch::jit::GraphExecutor> executor_;
+  std::vector<int64_t> traced_shape_;
+  int recompiles_ = 0;
+};
+
+}  // namespace tune

@@ -1,0 +1,46 @@
+// The training-step backend interface: prepare (compile) a step for a batch shape, then run steps.
+// A backend owns its optimizer; gradients always land on the model's own parameters.
+#pragma once
+#include <torch/torch.h>
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+
+#include "data/batch.h"
+#include "models/model_factory.h"
+
+namespace tune {
+
+// What preparing a step cost and did, for the "compiled training step" log line and the store.
+struct CompileReport {
+  double seconds = 0;
+  std::string info;  // backend-specific: graph nodes, fusion groups, ...
+};
+
+// Raised when a backend cannot compile the step: becomes status compile_error, with the stage.
+struct CompileError : std::runtime_error {
+  CompileError(std::string stage_name, const std::string& message)
+      : std::runtime_error(message), stage(std::move(stage_name)) {}
+  std::string stage;
+};
+
+class TrainStep {
+ public:
+  virtual ~TrainStep() = default;
+  virtual std::string backend() const = 0;
+  // Compiles for batches shaped like `example`. Throws CompileError.
+  virtual CompileReport prepare(const Batch& example) = 0;
+  // One optimizer step (zero grads, forward, backward, update). Returns the detached loss.
+  virtual torch::Tensor step(const Batch& batch) = 0;
+  // What the backend learned while running (e.g. fusion groups after the optimizing run).
+  virtual std::string runtime_info() const { return ""; }
+};
+
+// Backends by name: "eager", "jit". Throws std::invalid_argument quoting an unknown name.
+std::unique_ptr<TrainStep> make_train_step(const std::string& backend, TrainableModel model, double learning_rate);
+
+// The optimizer every backend uses (HF Trainer's default: AdamW, weight decay 0.01).
+std::unique_ptr<torch::optim::Optimizer> make_optimizer(torch::nn::Module& module, double learning_rate);
+
+}  // namespace tune

@@ -1,0 +1,78 @@
+// Reads plain-text corpora and maps words to ids by a stable hash inside the vocabulary range.
+// The hashing trick keeps a real learning signal (Zipfian, context-dependent ids) without a tokenizer.
+#include "data/text_corpus.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "util/hash.h"
+
+namespace fs = std::filesystem;
+
+namespace tune {
+namespace {
+
+std::string read_file(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::invalid_argument("corpus file '" + path.string() + "' cannot be read");
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<fs::path> text_files(const fs::path& path) {
+  if (!fs::is_directory(path)) return {path};
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(path))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
+
+std::vector<std::string> split_words(const std::string& text) {
+  std::vector<std::string> words;
+  std::string word;
+  for (unsigned char ch : text) {
+    if (std::isalnum(ch)) {
+      word += static_cast<char>(std::tolower(ch));
+      continue;
+    }
+    if (!word.empty()) words.push_back(std::move(word)), word.clear();
+    if (std::ispunct(ch)) words.emplace_back(1, static_cast<char>(ch));
+  }
+  if (!word.empty()) words.push_back(word);
+  return words;
+}
+
+Corpus load_corpus(const std::string& path) {
+  if (!fs::exists(path)) throw std::invalid_argument("corpus '" + path + "' does not exist (expected a text file or a folder of them)");
+  Corpus corpus{path, {}};
+  for (const auto& file : text_files(path)) {
+    auto words = split_words(read_file(file));
+    corpus.words.insert(corpus.words.end(), words.begin(), words.end());
+  }
+  if (corpus.words.empty()) throw std::invalid_argument("corpus '" + path + "' holds no words");
+  return corpus;
+}
+
+Corpus load_default_corpus() {
+  if (const char* path = std::getenv("TUNE_CORPUS"); path && *path) return load_corpus(path);
+  return load_corpus("/usr/share/common-licenses");
+}
+
+std::vector<int64_t> hash_token_ids(const std::vector<std::string>& words, int64_t first_id, int64_t vocab_size) {
+  const uint64_t range = static_cast<uint64_t>(vocab_size - first_id);
+  std::vector<int64_t> ids;
+  ids.reserve(words.size());
+  for (const auto& w : words) ids.push_back(first_id + static_cast<int64_t>(std::stoull(stable_hash(w), nullptr, 16) % range));
+  return ids;
+}
+
+}  // namespace tune

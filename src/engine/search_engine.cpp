@@ -1,0 +1,163 @@
+// The search loop: per backend, stage 1 ramps the batch size by throughput, stage 2 sweeps the
+// learning rate at that batch by loss. Finished trials are reused from the store, new ones committed.
+#include "engine/search_engine.h"
+
+#include <chrono>
+#include <cmath>
+
+#include "tuners/batch_ramp.h"
+#include "tuners/lr_sweep.h"
+#include "util/duration.h"
+#include "util/table_format.h"
+
+namespace tune {
+namespace {
+
+double now_seconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string describe_result(const TrialResult& r) {
+  if (!r.ok()) return to_string(r.status) + " (" + r.error_stage + ": " + r.error_message.substr(0, 160) + ")";
+  return strf("ok, %.2f samples/s, step %.3f s, loss %.3f, peak %.2f GiB", r.samples_per_second, r.step_time_median,
+              r.score_loss, r.peak_memory_bytes / 1073741824.0);
+}
+
+}  // namespace
+
+// One stage of one backend: its study, its deadline and what it cost.
+struct SearchEngine::Stage {
+  std::string backend;
+  TrialPurpose purpose;
+  int64_t study_id;
+  double deadline;            // seconds since the search started
+  double last_trial_seconds;  // the latest new trial's wall time, to predict the next one
+  const SearchRequest* request;
+  BackendOutcome* outcome;
+};
+
+SearchEngine::SearchEngine(Database& db, TrialExecutor executor, SearchSettings settings, std::ostream& progress)
+    : db_(db), executor_(std::move(executor)), settings_(std::move(settings)), progress_(progress) {}
+
+double SearchEngine::elapsed() const { return now_seconds() - start_; }
+
+SearchSummary SearchEngine::run(const SearchRequest& request, double budget_seconds) {
+  start_ = now_seconds();
+  budget_ = budget_seconds;
+  SearchSummary summary;
+  summary.budget_seconds = budget_seconds;
+  for (size_t i = 0; i < request.backends.size(); ++i) {
+    // Each backend gets an equal share of what is left, so time one saves passes to the next.
+    const double share = (budget_ - elapsed()) / static_cast<double>(request.backends.size() - i);
+    summary.backends.push_back(search_backend(request, request.backends[i], share));
+  }
+  summary.elapsed_seconds = elapsed();
+  return summary;
+}
+
+StudyKey SearchEngine::study_key(const SearchRequest& r, const std::string& backend) const {
+  return {r.model.name, r.model.config_hash(), r.instance.name, r.instance.fingerprint(), r.libtorch_version,
+          TUNE_VERSION, backend, r.precision, r.seq_len};
+}
+
+TrialSpec SearchEngine::make_spec(const SearchRequest& r, const std::string& backend, const Candidate& c,
+                                  TrialPurpose purpose) const {
+  TrialSpec s;
+  s.model = r.model;
+  s.backend = backend;
+  s.precision = r.precision;
+  s.purpose = purpose;
+  s.seq_len = r.seq_len;
+  s.batch_size = c.batch_size;
+  s.learning_rate = c.learning_rate;
+  s.seed = r.seed;
+  s.warmup_steps = settings_.warmup_steps;
+  s.min_measure_steps = settings_.min_measure_steps;
+  s.max_measure_steps = settings_.max_measure_steps;
+  s.measure_seconds = settings_.measure_seconds;
+  s.train_steps = purpose == TrialPurpose::learning_rate ? settings_.lr_train_steps : 0;
+  s.threads = r.instance.threads;
+  if (r.instance.device == "cpu")
+    s.memory_limit_bytes = static_cast<int64_t>(r.instance.memory_bytes * settings_.memory_fraction);
+  s.corpus_path = r.corpus_path;
+  s.timeout_seconds = settings_.trial_timeout_seconds;
+  return s;
+}
+
+TrialResult SearchEngine::measure(Stage& stage, const TrialSpec& spec) {
+  const std::string head = strf("[%s] %s batch %d, lr %.1e", stage.backend.c_str(), to_string(spec.purpose).c_str(),
+                                spec.batch_size, spec.learning_rate);
+  if (auto stored = db_.find_trial(stage.study_id, spec.config_key())) {
+    ++stage.outcome->trials_reused;
+    progress_ << head << ": reused from the store: " << describe_result(stored->result) << "\n" << std::flush;
+    return stored->result;
+  }
+  progress_ << head << " ... " << std::flush;
+  const std::string dir = strf("%s/study-%lld/%s", stage.request->runs_dir.c_str(),
+                               static_cast<long long>(stage.study_id), spec.config_key().c_str());
+  TrialResult result = executor_(spec, dir);
+  db_.record_trial(stage.study_id, spec, result, dir);
+  ++stage.outcome->trials_run;
+  stage.last_trial_seconds = result.wall_seconds;
+  if (result.ok() && spec.backend != "eager" && spec.purpose == TrialPurpose::throughput)
+    progress_ << "\ntune: compiled training step (backend=" << spec.backend << ") in "
+              << strf("%.2f s", result.compile_seconds) << ": " << result.compile_info << "\n  -> ";
+  progress_ << describe_result(result) << " [" << format_duration(result.wall_seconds) << "; elapsed "
+            << format_duration(elapsed()) << " of " << format_duration(budget_) << "]\n" << std::flush;
+  return result;
+}
+
+std::optional<std::pair<Candidate, TrialResult>> SearchEngine::run_stage(Tuner& tuner, Stage& stage) {
+  bool first = true;
+  while (auto candidate = tuner.ask()) {
+    const TrialPurpose purpose = stage.purpose;
+    const TrialSpec spec = make_spec(*stage.request, stage.backend, *candidate, purpose);
+    const bool stored = db_.find_trial(stage.study_id, spec.config_key()).has_value();
+    // A ramp trial at double the batch takes about twice as long as the last one.
+    const double scale = purpose == TrialPurpose::throughput ? 2.0 : 1.0;
+    if (!first && !stored && elapsed() + scale * stage.last_trial_seconds > stage.deadline) {
+      const std::string why = strf("budget: the next trial (~%s) does not fit the %s left", 
+                                   format_duration(scale * stage.last_trial_seconds).c_str(),
+                                   format_duration(std::max(0.0, stage.deadline - elapsed())).c_str());
+      progress_ << "[" << stage.backend << "] " << to_string(purpose) << " stage stopped: " << why << "\n";
+      return tuner.best() ? tuner.best() : std::nullopt;
+    }
+    tuner.tell(*candidate, measure(stage, spec));
+    first = false;
+  }
+  return tuner.best();
+}
+
+BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const std::string& backend,
+                                            double backend_seconds) {
+  BackendOutcome outcome;
+  outcome.backend = backend;
+  const int64_t study = db_.ensure_study(study_key(request, backend));
+  const double backend_end = elapsed() + backend_seconds;
+  Stage stage{backend, TrialPurpose::throughput, study, elapsed() + settings_.ramp_budget_share * backend_seconds, 0,
+              &request, &outcome};
+
+  BatchRamp ramp({1, settings_.max_batch_size, settings_.min_throughput_gain, settings_.ramp_learning_rate});
+  const auto ramp_best = run_stage(ramp, stage);
+  outcome.ramp_stop = ramp.stop_reason().empty() ? "budget" : ramp.stop_reason();
+  if (!ramp_best) {
+    outcome.failure = "no batch size ran: " + outcome.ramp_stop;
+    return outcome;
+  }
+  stage.purpose = TrialPurpose::learning_rate;
+  stage.deadline = backend_end;
+  LrSweep sweep({ramp_best->first.batch_size, settings_.learning_rates});
+  const auto lr_best = run_stage(sweep, stage);
+  outcome.lr_stop = sweep.stop_reason().empty() ? "budget" : sweep.stop_reason();
+
+  const TrialResult& t = ramp_best->second;
+  BestConfig best{ramp_best->first.batch_size, ramp.capped_by_range(),
+                  lr_best ? lr_best->first.learning_rate : ramp_best->first.learning_rate,
+                  t.samples_per_second, t.step_time_median, t.compile_overhead_seconds, t.peak_memory_bytes,
+                  lr_best ? lr_best->second.score_loss : 0.0, static_cast<int>(db_.trials(study).size())};
+  db_.save_best(study, best);
+  outcome.best = best;
+  return outcome;
+}
+
+}  // namespace tune

@@ -1,0 +1,30 @@
+// Search defaults from configs/search.yaml: batch range, learning rates, step counts, timeouts.
+// Command-line flags override the budget and seed; the rest is tuned here, not in code.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tune {
+
+struct SearchSettings {
+  double budget_seconds = 1200;      // default wall-clock budget of `tune --model`
+  int max_batch_size = 64;
+  double min_throughput_gain = 0.05;
+  double ramp_learning_rate = 1e-4;
+  std::vector<double> learning_rates{3e-5, 1e-4, 3e-4, 1e-3};
+  int warmup_steps = 3;
+  int min_measure_steps = 3;
+  int max_measure_steps = 10;
+  double measure_seconds = 10;
+  int lr_train_steps = 12;
+  double ramp_budget_share = 0.6;    // of a backend's share of the budget; the rest is for learning rates
+  double trial_timeout_seconds = 900;
+  double memory_fraction = 0.85;     // of the instance's memory a CPU trial may grow by
+};
+
+// Reads a settings YAML; absent keys keep their defaults. Throws std::invalid_argument naming the
+// file, key and expected type.
+SearchSettings load_search_settings(const std::string& yaml_path);
+std::string default_search_settings_path();  // configs/search.yaml
+
+}  // namespace tune

@@ -1,0 +1,32 @@
+// The hardware a trial runs on: the detected CPU (or GPU), optionally narrowed by a profile from
+// configs/instances/NAME.yaml that caps threads and memory. Every stored result is keyed by it.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tune {
+
+struct Instance {
+  std::string name = "cpu";      // "cpu", "cuda", or the profile's name
+  std::string device = "cpu";    // torch device type trials run on
+  std::string device_name;       // CPU model or GPU name
+  int device_count = 1;
+  int threads = 1;               // libtorch intra-op threads for trials
+  int64_t memory_bytes = 0;      // memory a trial may use (GPU memory on cuda)
+  std::string fingerprint() const;  // device name, memory, threads, count
+};
+
+// Reads /proc/cpuinfo, the CPU affinity mask, /proc/meminfo and the cgroup memory limit.
+Instance detect_cpu_instance();
+
+// Applies configs/instances/<profile>.yaml to a detected instance. Throws std::invalid_argument
+// naming the profile (and the known ones) or the bad key.
+Instance apply_instance_profile(const Instance& detected, const std::string& profile);
+std::vector<std::string> list_instance_profiles();
+
+// "4GiB", "512MiB", "8G", "1024" (bytes). Throws std::invalid_argument quoting the text.
+int64_t parse_bytes(const std::string& text);
+std::string format_bytes(int64_t bytes);
+
+}  // namespace tune

@@ -1,0 +1,25 @@
+// Builds a trainable model from its config: the module (for parameters and devices) and its loss.
+// Backends see only this handle, so a new family plugs in here without touching them.
+#pragma once
+#include <torch/torch.h>
+
+#include <functional>
+#include <memory>
+
+#include "data/batch.h"
+#include "models/model_config.h"
+
+namespace tune {
+
+struct TrainableModel {
+  std::shared_ptr<torch::nn::Module> module;
+  std::function<torch::Tensor(const Batch&)> loss;  // the family's HF training loss
+};
+
+// Seeds torch's generator with `seed` before building, so weights are reproducible.
+// Throws std::invalid_argument for a family this build does not implement.
+TrainableModel build_model(const ModelConfig& config, uint64_t seed);
+
+int64_t parameter_count(const torch::nn::Module& module);
+
+}  // namespace tune

@@ -1,0 +1,102 @@
+// Builds and renders the native-vs-compiled comparison from the store's best configs.
+// One code path serves `tune --model` (its own rows) and `tune table` (all rows).
+#include "report/summary_report.h"
+
+#include <map>
+#include <tuple>
+
+#include "instance/instance.h"
+#include "util/duration.h"
+#include "util/table_format.h"
+
+namespace tune {
+namespace {
+
+using GroupKey = std::tuple<std::string, std::string, std::string, std::string, int>;
+
+std::string batch_cell(const std::optional<BestConfig>& b) {
+  if (!b) return "-";
+  return std::to_string(b->batch_size) + (b->batch_capped_by_range ? "*" : "");
+}
+
+std::string cell(const std::optional<BestConfig>& b, const char* format, double BestConfig::*field) {
+  return b ? strf(format, (*b).*field) : "-";
+}
+
+std::string memory_cell(const std::optional<BestConfig>& b) { return b ? format_bytes(b->peak_memory_bytes) : "-"; }
+
+std::vector<std::string> markdown_cells(const ComparisonRow& r) {
+  const bool has_compiled = r.compiled.has_value();
+  return {r.key.model, r.key.instance, r.key.precision, std::to_string(r.key.seq_len),
+          batch_cell(r.native), has_compiled ? batch_cell(r.compiled) + " (" + r.compiled_backend + ")" : "-",
+          cell(r.native, "%.1e", &BestConfig::learning_rate), cell(r.compiled, "%.1e", &BestConfig::learning_rate),
+          cell(r.native, "%.2f", &BestConfig::samples_per_second),
+          cell(r.compiled, "%.2f", &BestConfig::samples_per_second),
+          has_compiled && r.native ? strf("%.2fx", r.amortization.speedup) : "-",
+          cell(r.compiled, "%.1f s", &BestConfig::compile_overhead_seconds),
+          has_compiled && r.native ? describe_break_even(r.amortization) : "-",
+          memory_cell(r.native), memory_cell(r.compiled)};
+}
+
+nlohmann::json best_json(const std::optional<BestConfig>& b) {
+  if (!b) return nullptr;
+  return {{"batch_size", b->batch_size}, {"batch_capped_by_range", b->batch_capped_by_range},
+          {"learning_rate", b->learning_rate}, {"samples_per_second", b->samples_per_second},
+          {"step_time_seconds", b->step_time}, {"compile_overhead_seconds", b->compile_overhead_seconds},
+          {"peak_memory_bytes", b->peak_memory_bytes}, {"lr_score_loss", b->lr_score_loss},
+          {"trials_run", b->trials_run}};
+}
+
+}  // namespace
+
+std::vector<ComparisonRow> comparison_rows(const std::vector<BestRow>& rows) {
+  std::map<GroupKey, ComparisonRow> groups;
+  for (const auto& row : rows) {
+    const GroupKey g{row.key.model, row.key.instance, row.key.instance_fingerprint, row.key.precision, row.key.seq_len};
+    ComparisonRow& c = groups[g];
+    if (c.key.model.empty() || row.key.backend == "eager") c.key = row.key;
+    if (row.updated_at > c.updated_at) c.updated_at = row.updated_at;
+    if (row.key.backend == "eager") {
+      c.native = row.best;
+    } else if (!c.compiled || row.best.samples_per_second > c.compiled->samples_per_second) {
+      c.compiled = row.best;
+      c.compiled_backend = row.key.backend;
+    }
+  }
+  std::vector<ComparisonRow> out;
+  for (auto& [key, c] : groups) {
+    if (c.native && c.compiled)
+      c.amortization = amortize(c.native->samples_per_second, c.compiled->samples_per_second, c.compiled->batch_size,
+                                c.compiled->compile_overhead_seconds);
+    out.push_back(c);
+  }
+  return out;
+}
+
+void write_comparison_markdown(std::ostream& out, const std::vector<ComparisonRow>& rows) {
+  std::vector<std::vector<std::string>> cells;
+  for (const auto& r : rows) cells.push_back(markdown_cells(r));
+  write_markdown_table(out,
+                       {"model", "instance", "precision", "seq", "batch native", "batch compiled", "lr native",
+                        "lr compiled", "samples/s native", "samples/s compiled", "speedup", "compile overhead",
+                        "break-even", "peak mem native", "peak mem compiled"},
+                       cells);
+  out << "\n* batch size capped by the search range (largest tested), not by memory.\n";
+}
+
+nlohmann::json comparison_json(const std::vector<ComparisonRow>& rows) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& r : rows) {
+    list.push_back({{"model", r.key.model}, {"instance", r.key.instance},
+                    {"instance_fingerprint", r.key.instance_fingerprint}, {"libtorch", r.key.libtorch_version},
+                    {"tune_version", r.key.tune_version}, {"precision", r.key.precision}, {"seq_len", r.key.seq_len},
+                    {"native", best_json(r.native)}, {"compiled_backend", r.compiled_backend},
+                    {"compiled", best_json(r.compiled)}, {"speedup", r.amortization.speedup},
+                    {"worth_compiling", r.amortization.worth_compiling},
+                    {"break_even_steps", r.amortization.break_even_steps},
+                    {"break_even_seconds", r.amortization.break_even_seconds}, {"updated_at", r.updated_at}});
+  }
+  return {{"schema_version", kReportJsonSchemaVersion}, {"rows", list}};
+}
+
+}  // namespace tune

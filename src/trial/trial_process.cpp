@@ -1,0 +1,75 @@
+// Runs one trial in its own process and turns whatever happened to it into a typed result:
+// a result file if the child wrote one, else timeout, oom (killed by SIGKILL) or crashed.
+#include "trial/trial_process.h"
+
+#include <signal.h>
+
+#include <deque>
+#include <filesystem>
+#include <fstream>
+
+#include "util/process.h"
+
+namespace fs = std::filesystem;
+
+namespace tune {
+namespace {
+
+std::string last_lines(const fs::path& log, size_t count) {
+  std::ifstream in(log);
+  std::deque<std::string> lines;
+  for (std::string line; std::getline(in, line);) {
+    lines.push_back(line);
+    if (lines.size() > count) lines.pop_front();
+  }
+  std::string out;
+  for (const auto& l : lines) out += (out.empty() ? "" : "\n") + l;
+  return out;
+}
+
+void write_reproducer(const fs::path& dir, const std::vector<std::string>& argv) {
+  std::ofstream cmd(dir / "command.sh");
+  cmd << "#!/bin/sh\n# Reruns this trial by hand; the result lands in result.json.\ncd \"$(dirname \"$0\")\" &&";
+  for (const auto& a : argv) cmd << " '" << a << "'";
+  cmd << "\n";
+  fs::permissions(dir / "command.sh", fs::perms::owner_exec, fs::perm_options::add);
+}
+
+TrialResult result_without_file(const ChildOutcome& outcome, const fs::path& log) {
+  const std::string tail = last_lines(log, 5);
+  if (outcome.timed_out) return failed_result(TrialStatus::timeout, "run", describe_outcome(outcome));
+  // A SIGKILL we did not send is, on Linux, the kernel's out-of-memory killer.
+  if (outcome.signaled && outcome.signal == SIGKILL)
+    return failed_result(TrialStatus::oom, "run", "killed by SIGKILL (out-of-memory killer)\n" + tail);
+  return failed_result(TrialStatus::crashed, "run", describe_outcome(outcome) + "\n" + tail);
+}
+
+}  // namespace
+
+TrialResult run_trial_isolated(const TrialSpec& spec, const std::string& tune_executable, const std::string& trial_dir) {
+  const fs::path dir(trial_dir);
+  fs::create_directories(dir);
+  const fs::path spec_path = dir / "spec.json", result_path = dir / "result.json", log_path = dir / "log.txt";
+  std::ofstream(spec_path) << nlohmann::json(spec).dump(2) << "\n";
+  fs::remove(result_path);
+  const std::vector<std::string> argv{tune_executable, "trial", "--spec", "spec.json", "--out", "result.json"};
+  write_reproducer(dir, argv);
+  const std::vector<std::string> run_argv{tune_executable, "trial", "--spec", spec_path.string(), "--out",
+                                          result_path.string()};
+  const ChildOutcome outcome = run_child(run_argv, log_path.string(), spec.timeout_seconds);
+  TrialResult result;
+  if (!outcome.timed_out && fs::exists(result_path)) {
+    try {
+      result = nlohmann::json::parse(std::ifstream(result_path)).get<TrialResult>();
+    } catch (const std::exception& e) {
+      result = failed_result(TrialStatus::crashed, "result", std::string("unreadable result.json: ") + e.what());
+    }
+  } else {
+    result = result_without_file(outcome, log_path);
+  }
+  result.wall_seconds = outcome.wall_seconds;
+  std::ofstream(result_path) << nlohmann::json(result).dump(2) << "\n";
+  return result;
+}
+
+}  // namespace tune

@@ -1,0 +1,46 @@
+// What one trial measured: status, step times, throughput, memory, loss curve, compile cost.
+// Written as JSON by the trial process and stored as-is in SQLite.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "trial/trial_status.h"
+
+namespace tune {
+
+struct TrialResult {
+  TrialStatus status = TrialStatus::crashed;
+  std::string error_stage;            // e.g. "compile", "step", "build_model" (empty when ok)
+  std::string error_message;
+  double compile_seconds = 0;         // preparing the step (trace for jit, nothing for eager)
+  double first_steps_seconds = 0;     // wall time of the first warmup_steps steps
+  double compile_overhead_seconds = 0;// compile + first steps - K * steady step time
+  double step_time_median = 0;        // steady state, seconds
+  double step_time_cv = 0;            // coefficient of variation of steady-state steps
+  std::vector<double> step_times;     // steady-state step times, seconds
+  double samples_per_second = 0;
+  double tokens_per_second = 0;
+  int64_t peak_memory_bytes = 0;      // resident high-water mark of the trial process (CPU)
+  std::vector<double> losses;         // loss at every optimizer step, in order
+  double score_loss = 0;              // learning-rate trials: mean loss of the last steps
+  int64_t parameter_count = 0;
+  std::string compile_info;           // backend's own account: graphs, fusion groups, ...
+  double wall_seconds = 0;            // the whole trial, as seen by the parent
+
+  bool ok() const { return status == TrialStatus::ok; }
+};
+
+NLOHMANN_JSON_SERIALIZE_ENUM(TrialStatus, {{TrialStatus::ok, "ok"}, {TrialStatus::oom, "oom"},
+    {TrialStatus::diverged, "diverged"}, {TrialStatus::timeout, "timeout"}, {TrialStatus::crashed, "crashed"},
+    {TrialStatus::compile_error, "compile_error"}, {TrialStatus::invalid, "invalid"}})
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialResult, status, error_stage, error_message, compile_seconds,
+    first_steps_seconds, compile_overhead_seconds, step_time_median, step_time_cv, step_times,
+    samples_per_second, tokens_per_second, peak_memory_bytes, losses, score_loss, parameter_count,
+    compile_info, wall_seconds)
+
+// A failed result with its stage and message.
+TrialResult failed_result(TrialStatus status, const std::string& stage, const std::string& message);
+
+}  // namespace tune

@@ -1,0 +1,46 @@
+// What one trial runs: model, backend, batch, learning rate, steps, limits, seed.
+// Serialised to JSON so a trial can run in its own process and be rerun by hand.
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "models/model_config.h"
+
+namespace tune {
+
+// Why the engine runs this trial: throughput trials time steps, lr trials train a fixed count.
+enum class TrialPurpose { throughput, learning_rate };
+std::string to_string(TrialPurpose purpose);
+
+struct TrialSpec {
+  ModelConfig model;
+  std::string backend = "eager";      // eager | jit
+  std::string precision = "fp32";     // fp32 only in this version
+  TrialPurpose purpose = TrialPurpose::throughput;
+  int seq_len = 128;
+  int batch_size = 1;
+  double learning_rate = 1e-4;
+  uint64_t seed = 0;
+  int warmup_steps = 2;        // the first K steps: compile and warm-up, timed apart
+  int min_measure_steps = 3;   // steady-state steps timed at least
+  int max_measure_steps = 20;  // ... and at most
+  double measure_seconds = 20; // stop timing once this much steady-state time is collected
+  int train_steps = 0;         // learning-rate trials: optimizer steps whose losses are scored
+  int threads = 0;             // libtorch intra-op threads (0: leave libtorch's default)
+  int64_t memory_limit_bytes = 0;  // 0: no cap; else the trial process may not grow past it
+  std::string corpus_path;     // empty: the default corpus (see data/text_corpus.h)
+  double timeout_seconds = 600;
+
+  // Identifies the measurement: same key, same trial (used to reuse finished trials).
+  std::string config_key() const;
+};
+
+NLOHMANN_JSON_SERIALIZE_ENUM(TrialPurpose, {{TrialPurpose::throughput, "throughput"},
+                                           {TrialPurpose::learning_rate, "learning_rate"}})
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialSpec, model, backend, precision, purpose, seq_len,
+    batch_size, learning_rate, seed, warmup_steps, min_measure_steps, max_measure_steps, measure_seconds,
+    train_steps, threads, memory_limit_bytes, corpus_path, timeout_seconds)
+
+}  // namespace tune

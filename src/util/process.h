@@ -1,0 +1,26 @@
+// Runs a child process with a wall-clock timeout and its output sent to a log file.
+// Used to isolate trials: a crash, hang or OOM kill of the child is reported, never inherited.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace tune {
+
+struct ChildOutcome {
+  bool timed_out = false;   // killed by us after the deadline
+  bool signaled = false;    // ended by a signal (crash, or the kernel's OOM killer)
+  int signal = 0;
+  int exit_code = -1;       // valid when neither timed_out nor signaled
+  double wall_seconds = 0.0;
+};
+
+// Runs argv[0] with argv, stdout+stderr appended to log_path (empty: inherit).
+// The child gets its own process group so that a timeout kills everything it started.
+// Throws std::runtime_error when the program cannot be started.
+ChildOutcome run_child(const std::vector<std::string>& argv, const std::string& log_path,
+                       double timeout_seconds);
+
+// Human text for an outcome: "exit code 3", "signal 11 (Segmentation fault)", "timed out after 30.0 s".
+std::string describe_outcome(const ChildOutcome& outcome);
+
+}  // namespace tune

@@ -1,0 +1,98 @@
+// `tune` end to end, as a user runs it: a tiny-model search prints the table and stores it, a rerun
+// reuses the stored trials, `tune table` reads the store, and bad input exits non-zero with a clear message.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <sys/wait.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_helpers.h"
+
+using tune::testing::temp_dir;
+using tune::testing::write_file;
+
+namespace {
+
+struct CliRun {
+  int exit_code;
+  std::string output;  // stdout and stderr together
+};
+
+CliRun tune_cli(const std::string& args) {
+  const std::string cmd = std::string(TUNE_EXECUTABLE) + " " + args + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
+}
+
+}  // namespace
+
+TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
+  const auto dir = temp_dir("cli");
+  const std::string db = (dir / "t.db").string();
+  const CliRun first = tune_cli("--model bert-tiny --budget 3m --db " + db);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_NE(first.output.find("compiled training step (backend=jit)"), std::string::npos);
+  EXPECT_NE(first.output.find("| bert-tiny"), std::string::npos) << first.output;
+  EXPECT_NE(first.output.find("(jit)"), std::string::npos) << first.output;
+  EXPECT_NE(first.output.find("budget 3m 00s (--budget)"), std::string::npos) << first.output;
+
+  const CliRun again = tune_cli("--model bert-tiny --budget 3m --db " + db);
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_NE(again.output.find("reused from the store"), std::string::npos);
+  EXPECT_EQ(again.output.find(" ... "), std::string::npos) << "a trial was re-measured:\n" << again.output;
+
+  const CliRun table = tune_cli("table --format json --db " + db);
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  const auto json = nlohmann::json::parse(table.output);
+  EXPECT_EQ(json["schema_version"], 1);
+  ASSERT_EQ(json["rows"].size(), 1u);
+  EXPECT_EQ(json["rows"][0]["model"], "bert-tiny");
+  EXPECT_GT(json["rows"][0]["native"]["samples_per_second"].get<double>(), 0);
+  EXPECT_EQ(json["rows"][0]["compiled_backend"], "jit");
+
+  const CliRun regress = tune_cli("regress --reference " + db + " --db " + db);
+  EXPECT_EQ(regress.exit_code, 0) << regress.output;
+  EXPECT_NE(regress.output.find("no regression"), std::string::npos) << regress.output;
+}
+
+TEST(Cli, UnknownModelIsAClearError) {
+  const CliRun r = tune_cli("--model bert-gigantic --db " + (temp_dir("cli") / "t.db").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("unknown model 'bert-gigantic'"), std::string::npos) << r.output;
+}
+
+TEST(Cli, UnreadableDatabaseIsAClearError) {
+  const auto dir = temp_dir("cli");
+  const std::string junk = write_file(dir / "junk.db", std::string(4096, 'z'));
+  const CliRun r = tune_cli("table --db " + junk);
+  EXPECT_NE(r.exit_code, 0);
+  EXPECT_NE(r.output.find(junk), std::string::npos) << r.output;
+}
+
+TEST(Cli, InvalidFlagsAreClearErrors) {
+  CliRun r = tune_cli("--model bert-tiny --bogus-flag 1");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("bogus-flag"), std::string::npos) << r.output;
+  r = tune_cli("--model bert-tiny --budget soon");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("'soon'"), std::string::npos) << r.output;
+  r = tune_cli("--model bert-tiny --backends eager,tvm");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("'tvm'"), std::string::npos) << r.output;
+}
+
+TEST(Cli, ModelsAndInstanceList) {
+  const CliRun models = tune_cli("models");
+  ASSERT_EQ(models.exit_code, 0);
+  EXPECT_NE(models.output.find("bert-base-cased"), std::string::npos);
+  EXPECT_NE(models.output.find("108340804"), std::string::npos);
+  const CliRun inst = tune_cli("instance --instance cpu-1thread");
+  ASSERT_EQ(inst.exit_code, 0) << inst.output;
+  EXPECT_NE(inst.output.find("threads:     1"), std::string::npos) << inst.output;
+}

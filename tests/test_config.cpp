@@ -1,0 +1,129 @@
+// Config parsing: model YAMLs, search settings, instance profiles and durations, with the error
+// messages a user sees (file, key and expected type named).
+#include <gtest/gtest.h>
+
+#include "engine/search_settings.h"
+#include "instance/instance.h"
+#include "models/model_config.h"
+#include "test_helpers.h"
+#include "util/duration.h"
+
+using namespace tune;
+using tune::testing::temp_dir;
+using tune::testing::write_file;
+
+namespace {
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+const char* kValidModel = R"(name: m
+family: bert
+config:
+  vocab_size: 1000
+  hidden_size: 32
+  num_hidden_layers: 1
+  num_attention_heads: 2
+  intermediate_size: 64
+)";
+
+}  // namespace
+
+TEST(ModelConfig, LoadsTestedBertBaseCased) {
+  const ModelConfig c = resolve_model("bert-base-cased");
+  EXPECT_EQ(c.vocab_size, 28996);
+  EXPECT_EQ(c.hidden_size, 768);
+  EXPECT_EQ(c.num_hidden_layers, 12);
+  EXPECT_EQ(c.num_attention_heads, 12);
+  EXPECT_EQ(c.intermediate_size, 3072);
+  EXPECT_EQ(c.max_position_embeddings, 512);
+  EXPECT_EQ(c.type_vocab_size, 2);
+  EXPECT_DOUBLE_EQ(c.layer_norm_eps, 1e-12);
+  EXPECT_EQ(c.hidden_act, "gelu");
+  EXPECT_EQ(c.expected_parameters, 108340804);
+}
+
+TEST(ModelConfig, WrongTypeNamesFileKeyAndExpectedType) {
+  const auto dir = temp_dir("config");
+  std::string text = kValidModel;
+  text.replace(text.find("hidden_size: 32"), 15, "hidden_size: wide");
+  const std::string path = write_file(dir / "bad.yaml", text);
+  const std::string msg = error_of([&] { load_model_config(path); });
+  EXPECT_NE(msg.find(path), std::string::npos) << msg;
+  EXPECT_NE(msg.find("config.hidden_size"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("expected an integer"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("'wide'"), std::string::npos) << msg;
+}
+
+TEST(ModelConfig, BrokenYamlAndMissingKeyAreNamed) {
+  const auto dir = temp_dir("config");
+  const std::string broken = write_file(dir / "broken.yaml", "name: [unclosed\n");
+  EXPECT_NE(error_of([&] { load_model_config(broken); }).find("invalid YAML"), std::string::npos);
+  std::string text = kValidModel;
+  text.erase(text.find("  vocab_size: 1000\n"), 18);
+  const std::string missing = write_file(dir / "missing.yaml", text);
+  EXPECT_NE(error_of([&] { load_model_config(missing); }).find("missing key 'config.vocab_size'"), std::string::npos);
+}
+
+TEST(ModelConfig, UnknownModelListsKnownOnes) {
+  const std::string msg = error_of([] { resolve_model("bert-huge"); });
+  EXPECT_NE(msg.find("unknown model 'bert-huge'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("bert-base-cased"), std::string::npos) << msg;
+}
+
+TEST(ModelConfig, UserYamlByPathAndJsonRoundTrip) {
+  const auto dir = temp_dir("config");
+  const ModelConfig c = resolve_model(write_file(dir / "mine.yaml", kValidModel));
+  EXPECT_EQ(c.name, "m");
+  const ModelConfig back = nlohmann::json(c).get<ModelConfig>();
+  EXPECT_EQ(back.config_hash(), c.config_hash());
+  ModelConfig wider = c;
+  wider.hidden_size = 64;
+  EXPECT_NE(wider.config_hash(), c.config_hash());
+}
+
+TEST(Duration, ParsesUnitsAndRejectsGarbage) {
+  EXPECT_DOUBLE_EQ(parse_duration_seconds("20m"), 1200);
+  EXPECT_DOUBLE_EQ(parse_duration_seconds("1h30m"), 5400);
+  EXPECT_DOUBLE_EQ(parse_duration_seconds("45"), 45);
+  EXPECT_DOUBLE_EQ(parse_duration_seconds("1.5h"), 5400);
+  EXPECT_NE(error_of([] { parse_duration_seconds("10x"); }).find("'10x'"), std::string::npos);
+  EXPECT_THROW(parse_duration_seconds("soon"), std::invalid_argument);
+  EXPECT_THROW(parse_duration_seconds(""), std::invalid_argument);
+}
+
+TEST(SearchSettings, DefaultsFileLoadsAndBadValueIsNamed) {
+  const SearchSettings s = load_search_settings(default_search_settings_path());
+  EXPECT_DOUBLE_EQ(s.budget_seconds, 1200);
+  EXPECT_FALSE(s.learning_rates.empty());
+  const auto dir = temp_dir("settings");
+  const std::string path = write_file(dir / "s.yaml", "max_batch_size: lots\n");
+  const std::string msg = error_of([&] { load_search_settings(path); });
+  EXPECT_NE(msg.find("max_batch_size"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("expected an integer"), std::string::npos) << msg;
+}
+
+TEST(Instance, ProfileNarrowsDetectedMachine) {
+  Instance detected = detect_cpu_instance();
+  EXPECT_GE(detected.threads, 1);
+  EXPECT_GT(detected.memory_bytes, 0);
+  const Instance small = apply_instance_profile(detected, "cpu-1thread");
+  EXPECT_EQ(small.threads, 1);
+  EXPECT_LE(small.memory_bytes, parse_bytes("4GiB"));
+  EXPECT_NE(small.fingerprint(), detected.fingerprint());
+  EXPECT_NE(error_of([&] { apply_instance_profile(detected, "tpu-pod"); }).find("unknown instance 'tpu-pod'"),
+            std::string::npos);
+}
+
+TEST(Instance, ParsesSizes) {
+  EXPECT_EQ(parse_bytes("4GiB"), 4LL << 30);
+  EXPECT_EQ(parse_bytes("512MiB"), 512LL << 20);
+  EXPECT_EQ(parse_bytes("1024"), 1024);
+  EXPECT_THROW(parse_bytes("4 parsecs"), std::invalid_argument);
+}

@@ -1,0 +1,144 @@
+// The search engine on a simulated machine (no libtorch): the batch ramp stops at out-of-memory or
+// flat throughput, the learning rate with the lowest loss wins, failures are recorded and the
+// search goes on, and a rerun reuses every committed trial.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+
+#include "engine/search_engine.h"
+#include "test_helpers.h"
+#include "tuners/batch_ramp.h"
+
+using namespace tune;
+using tune::testing::temp_dir;
+
+namespace {
+
+// Throughput grows with the batch (less and less), memory runs out at 64; best learning rate 3e-4.
+TrialResult simulated_trial(const TrialSpec& spec) {
+  if (spec.backend == "broken") return failed_result(TrialStatus::compile_error, "trace", "unsupported op aten::foo");
+  if (spec.batch_size >= 64) return failed_result(TrialStatus::oom, "run", "not enough memory");
+  TrialResult r;
+  r.status = TrialStatus::ok;
+  const double speed = spec.backend == "jit" ? 1.5 : 1.0;
+  r.samples_per_second = speed * 10.0 * spec.batch_size / (1.0 + 0.01 * spec.batch_size);
+  r.step_time_median = spec.batch_size / r.samples_per_second;
+  r.compile_overhead_seconds = spec.backend == "jit" ? 5.0 : 0.1;
+  r.peak_memory_bytes = spec.batch_size * (1LL << 20);
+  r.score_loss = 5.0 + std::fabs(std::log10(spec.learning_rate) - std::log10(3e-4));
+  r.wall_seconds = 0.001;
+  return r;
+}
+
+struct EngineFixture : ::testing::Test {
+  void SetUp() override {
+    dir = temp_dir("engine");
+    request.model.name = "sim";
+    request.model.vocab_size = 100;
+    request.instance.device_name = "simulated";
+    request.instance.memory_bytes = 1LL << 30;
+    request.libtorch_version = "test";
+    request.seq_len = 32;
+    request.runs_dir = (dir / "runs").string();
+    settings.max_batch_size = 256;
+    settings.learning_rates = {1e-5, 1e-4, 3e-4, 1e-3};
+  }
+  SearchSummary search(Database& db, int* calls) {
+    SearchEngine engine(db, [calls](const TrialSpec& s, const std::string&) { ++*calls; return simulated_trial(s); },
+                        settings, progress);
+    return engine.run(request, 3600);
+  }
+  std::filesystem::path dir;
+  SearchRequest request;
+  SearchSettings settings;
+  std::ostringstream progress;
+};
+
+}  // namespace
+
+TEST_F(EngineFixture, RampStopsAtOomAndSweepPicksLowestLoss) {
+  Database db((dir / "t.db").string());
+  int calls = 0;
+  request.backends = {"eager"};
+  const auto summary = search(db, &calls);
+  ASSERT_EQ(summary.backends.size(), 1u);
+  const auto& eager = summary.backends[0];
+  ASSERT_TRUE(eager.best.has_value()) << eager.failure;
+  EXPECT_EQ(eager.best->batch_size, 32);  // 64 ran out of memory; 32 was the fastest that fit
+  EXPECT_FALSE(eager.best->batch_capped_by_range);
+  EXPECT_NE(eager.ramp_stop.find("batch 64: oom"), std::string::npos) << eager.ramp_stop;
+  EXPECT_DOUBLE_EQ(eager.best->learning_rate, 3e-4);
+  EXPECT_EQ(calls, 7 + 4);  // batches 1..64 and four learning rates
+}
+
+TEST_F(EngineFixture, RangeCapIsMarked) {
+  Database db((dir / "t.db").string());
+  int calls = 0;
+  settings.max_batch_size = 8;
+  request.backends = {"eager"};
+  const auto summary = search(db, &calls);
+  ASSERT_TRUE(summary.backends[0].best.has_value());
+  EXPECT_EQ(summary.backends[0].best->batch_size, 8);
+  EXPECT_TRUE(summary.backends[0].best->batch_capped_by_range);
+}
+
+TEST_F(EngineFixture, CompileErrorIsRecordedAndSearchGoesOn) {
+  Database db((dir / "t.db").string());
+  int calls = 0;
+  request.backends = {"broken", "eager"};
+  const auto summary = search(db, &calls);
+  EXPECT_FALSE(summary.backends[0].best.has_value());
+  EXPECT_NE(summary.backends[0].failure.find("compile_error"), std::string::npos) << summary.backends[0].failure;
+  EXPECT_TRUE(summary.backends[1].best.has_value());
+  const int64_t broken = db.ensure_study({"sim", request.model.config_hash(), "cpu", request.instance.fingerprint(),
+                                          "test", TUNE_VERSION, "broken", "fp32", 32});
+  ASSERT_EQ(db.trials(broken).size(), 1u);
+  EXPECT_EQ(db.trials(broken)[0].result.status, TrialStatus::compile_error);
+}
+
+TEST_F(EngineFixture, RerunReusesCommittedTrials) {
+  Database db((dir / "t.db").string());
+  int first = 0, second = 0;
+  request.backends = {"eager", "jit"};
+  const auto a = search(db, &first);
+  const auto b = search(db, &second);
+  EXPECT_GT(first, 0);
+  EXPECT_EQ(second, 0);
+  EXPECT_EQ(b.backends[1].trials_reused, a.backends[1].trials_run);
+  EXPECT_EQ(b.backends[1].best->batch_size, a.backends[1].best->batch_size);
+  EXPECT_EQ(db.best_rows().size(), 2u);
+}
+
+TEST_F(EngineFixture, BudgetStopsTheRampAfterItsFirstTrial) {
+  Database db((dir / "t.db").string());
+  request.backends = {"eager"};
+  SearchEngine engine(db, [](const TrialSpec& s, const std::string&) {
+    TrialResult r = simulated_trial(s);
+    r.wall_seconds = 100;  // each trial "takes" 100 s against a 60 s budget
+    return r;
+  }, settings, progress);
+  const auto summary = engine.run(request, 60);
+  ASSERT_TRUE(summary.backends[0].best.has_value());
+  EXPECT_EQ(summary.backends[0].best->batch_size, 1);
+  EXPECT_EQ(summary.backends[0].trials_run, 2);  // one ramp trial, one learning-rate trial
+  EXPECT_NE(progress.str().find("budget"), std::string::npos);
+}
+
+TEST(BatchRamp, StopsWhenThroughputFlattens) {
+  BatchRamp ramp({1, 1024, 0.05, 1e-4});
+  auto told = [&](int bs, double sps) {
+    TrialResult r;
+    r.status = TrialStatus::ok;
+    r.samples_per_second = sps;
+    ramp.tell({bs, 1e-4}, r);
+  };
+  ASSERT_EQ(ramp.ask()->batch_size, 1);
+  told(1, 10);
+  ASSERT_EQ(ramp.ask()->batch_size, 2);
+  told(2, 18);
+  told(4, 18.5);  // +3%: not worth doubling again
+  EXPECT_FALSE(ramp.ask().has_value());
+  EXPECT_EQ(ramp.best()->first.batch_size, 4);
+  EXPECT_NE(ramp.stop_reason().find("stopped improving"), std::string::npos);
+}

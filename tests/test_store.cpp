@@ -1,0 +1,113 @@
+// The SQLite store: schema version, round trips of trials and best configs, reuse by config key,
+// and clear errors for a file that is not a tune database.
+#include <gtest/gtest.h>
+
+#include "store/database.h"
+#include "test_helpers.h"
+
+using namespace tune;
+using tune::testing::temp_dir;
+using tune::testing::write_file;
+
+namespace {
+
+StudyKey key(const std::string& backend) {
+  return {"bert-tiny", "abc", "cpu", "cpu:test|1 GiB|2 threads|x1", "2.15.0", "0.1.0", backend, "fp32", 32};
+}
+
+TrialResult ok_result(double sps) {
+  TrialResult r;
+  r.status = TrialStatus::ok;
+  r.samples_per_second = sps;
+  r.step_time_median = 1 / sps;
+  r.losses = {7.0, 6.5, 6.1};
+  r.step_times = {0.1, 0.11};
+  r.peak_memory_bytes = 123456789;
+  return r;
+}
+
+}  // namespace
+
+TEST(Store, CreatesVersionedSchema) {
+  const auto dir = temp_dir("store");
+  Database db((dir / "t.db").string());
+  EXPECT_EQ(db.schema_version(), kSchemaVersion);
+}
+
+TEST(Store, TrialRoundTripAndReuseByKey) {
+  const auto dir = temp_dir("store");
+  const std::string path = (dir / "t.db").string();
+  TrialSpec spec;
+  spec.batch_size = 8;
+  spec.learning_rate = 3e-4;
+  {
+    Database db(path);
+    const int64_t study = db.ensure_study(key("eager"));
+    EXPECT_EQ(study, db.ensure_study(key("eager")));
+    EXPECT_NE(study, db.ensure_study(key("jit")));
+    db.record_trial(study, spec, ok_result(12.5), "/runs/x");
+  }
+  Database db(path);  // reopened: committed data survives
+  const int64_t study = db.ensure_study(key("eager"));
+  const auto found = db.find_trial(study, spec.config_key());
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->spec.batch_size, 8);
+  EXPECT_DOUBLE_EQ(found->spec.learning_rate, 3e-4);
+  EXPECT_EQ(found->result.status, TrialStatus::ok);
+  EXPECT_DOUBLE_EQ(found->result.samples_per_second, 12.5);
+  EXPECT_EQ(found->result.losses, (std::vector<double>{7.0, 6.5, 6.1}));
+  EXPECT_EQ(found->trial_dir, "/runs/x");
+  TrialSpec other = spec;
+  other.batch_size = 16;
+  EXPECT_FALSE(db.find_trial(study, other.config_key()).has_value());
+}
+
+TEST(Store, FailedTrialKeepsTypedStatus) {
+  const auto dir = temp_dir("store");
+  Database db((dir / "t.db").string());
+  const int64_t study = db.ensure_study(key("jit"));
+  TrialSpec spec;
+  db.record_trial(study, spec, failed_result(TrialStatus::compile_error, "trace", "op not traceable"), "d");
+  const auto trials = db.trials(study);
+  ASSERT_EQ(trials.size(), 1u);
+  EXPECT_EQ(trials[0].result.status, TrialStatus::compile_error);
+  EXPECT_EQ(trials[0].result.error_stage, "trace");
+}
+
+TEST(Store, BestConfigRoundTrip) {
+  const auto dir = temp_dir("store");
+  Database db((dir / "t.db").string());
+  const int64_t study = db.ensure_study(key("eager"));
+  db.save_best(study, {16, true, 1e-4, 40.0, 0.4, 1.5, 987654321, 6.2, 9});
+  const auto rows = db.best_rows();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].key.backend, "eager");
+  EXPECT_EQ(rows[0].key.seq_len, 32);
+  EXPECT_EQ(rows[0].best.batch_size, 16);
+  EXPECT_TRUE(rows[0].best.batch_capped_by_range);
+  EXPECT_DOUBLE_EQ(rows[0].best.samples_per_second, 40.0);
+  EXPECT_EQ(rows[0].best.peak_memory_bytes, 987654321);
+  EXPECT_EQ(rows[0].best.trials_run, 9);
+}
+
+TEST(Store, CorruptFileIsAClearError) {
+  const auto dir = temp_dir("store");
+  const std::string path = write_file(dir / "junk.db", std::string(8192, 'x'));
+  try {
+    Database db(path);
+    FAIL() << "opened a corrupt database";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find(path), std::string::npos) << e.what();
+  }
+}
+
+TEST(Store, NewerSchemaIsRefused) {
+  const auto dir = temp_dir("store");
+  const std::string path = (dir / "t.db").string();
+  { Database db(path); }
+  { Database db(path); }  // reopening an up-to-date database is fine
+  ASSERT_EQ(std::system(("sqlite3 " + path + " 'PRAGMA user_version=99' 2>/dev/null || "
+                         "python3 -c \"import sqlite3; c=sqlite3.connect('" + path +
+                         "'); c.execute('PRAGMA user_version=99'); c.commit()\"").c_str()), 0);
+  EXPECT_THROW(Database db(path), std::runtime_error);
+}

@@ -1,0 +1,88 @@
+// One trial, in process and isolated: a tiny BERT trains (loss falls), bad input is status invalid,
+// a memory cap turns into status oom, and each isolated trial leaves a folder that reruns it.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "test_helpers.h"
+#include "trial/trial_process.h"
+#include "trial/trial_runner.h"
+
+using namespace tune;
+using tune::testing::temp_dir;
+
+namespace {
+
+TrialSpec tiny_spec() {
+  TrialSpec s;
+  s.model = resolve_model("bert-tiny");
+  s.seq_len = 32;
+  s.batch_size = 8;
+  s.learning_rate = 1e-3;
+  s.seed = 3;
+  s.threads = 1;
+  s.timeout_seconds = 300;
+  return s;
+}
+
+}  // namespace
+
+TEST(Trial, TinyBertLearnsFromRealText) {
+  TrialSpec s = tiny_spec();
+  s.purpose = TrialPurpose::learning_rate;
+  s.train_steps = 40;
+  const TrialResult r = run_trial_in_process(s);
+  ASSERT_EQ(r.status, TrialStatus::ok) << r.error_message;
+  ASSERT_EQ(r.losses.size(), 40u);
+  const double first = (r.losses[0] + r.losses[1] + r.losses[2]) / 3;
+  EXPECT_LT(r.score_loss, first - 0.5) << "loss did not fall: first " << first << ", last " << r.score_loss;
+  EXPECT_EQ(r.parameter_count, s.model.expected_parameters);
+}
+
+TEST(Trial, ThroughputTrialTimesWarmupApartFromSteadySteps) {
+  TrialSpec s = tiny_spec();
+  s.backend = "jit";
+  s.warmup_steps = 3;
+  s.min_measure_steps = 4;
+  s.max_measure_steps = 6;
+  s.measure_seconds = 0.0001;
+  const TrialResult r = run_trial_in_process(s);
+  ASSERT_EQ(r.status, TrialStatus::ok) << r.error_message;
+  EXPECT_EQ(r.step_times.size(), 4u);
+  EXPECT_GT(r.first_steps_seconds, 0);
+  EXPECT_GT(r.samples_per_second, 0);
+  EXPECT_DOUBLE_EQ(r.tokens_per_second, r.samples_per_second * 32);
+  EXPECT_GT(r.peak_memory_bytes, 0);
+  EXPECT_NE(r.compile_info.find("traced graph"), std::string::npos) << r.compile_info;
+}
+
+TEST(Trial, SequenceLongerThanPositionsIsInvalid) {
+  TrialSpec s = tiny_spec();
+  s.seq_len = 4096;
+  const TrialResult r = run_trial_in_process(s);
+  EXPECT_EQ(r.status, TrialStatus::invalid);
+  EXPECT_NE(r.error_message.find("4096"), std::string::npos) << r.error_message;
+}
+
+TEST(Trial, IsolatedTrialOverMemoryCapIsOomAndLeavesReproducer) {
+  const auto dir = temp_dir("trial");
+  TrialSpec s = tiny_spec();
+  s.model = resolve_model("bert-base-cased");
+  s.seq_len = 128;
+  s.memory_limit_bytes = 64LL << 20;  // 64 MiB cannot hold bert-base's 433 MB of weights
+  const TrialResult r = run_trial_isolated(s, TUNE_EXECUTABLE, (dir / "t").string());
+  EXPECT_EQ(r.status, TrialStatus::oom) << r.error_stage << ": " << r.error_message;
+  for (const char* f : {"spec.json", "command.sh", "log.txt", "result.json"})
+    EXPECT_TRUE(std::filesystem::exists(dir / "t" / f)) << f;
+}
+
+TEST(Trial, IsolatedTrialThatHangsIsTimeout) {
+  const auto dir = temp_dir("trial");
+  TrialSpec s = tiny_spec();
+  s.purpose = TrialPurpose::learning_rate;
+  s.train_steps = 1000000;
+  s.timeout_seconds = 3;
+  const TrialResult r = run_trial_isolated(s, TUNE_EXECUTABLE, (dir / "t").string());
+  EXPECT_EQ(r.status, TrialStatus::timeout);
+  EXPECT_LT(r.wall_seconds, 10);
+}

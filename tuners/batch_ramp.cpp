@@ -1,0 +1,49 @@
+// Stage 1 strategy: a power-of-two batch-size ramp scored by throughput.
+// It stops at the first failure, at a doubling that gains too little, or at the range maximum.
+#include "tuners/batch_ramp.h"
+
+#include <algorithm>
+
+#include "util/table_format.h"
+
+namespace tune {
+
+BatchRamp::BatchRamp(BatchRampOptions options) : options_(options), next_(std::max(1, options.start)) {}
+
+std::optional<Candidate> BatchRamp::ask() {
+  if (done_) return std::nullopt;
+  return Candidate{next_, options_.learning_rate};
+}
+
+void BatchRamp::tell(const Candidate& candidate, const TrialResult& result) {
+  const auto previous_best = best();
+  told_.emplace_back(candidate, result);
+  if (!result.ok()) {
+    done_ = true;
+    stop_reason_ = strf("batch %d: %s (%s)", candidate.batch_size, to_string(result.status).c_str(),
+                        result.error_message.substr(0, 200).c_str());
+    return;
+  }
+  if (previous_best &&
+      result.samples_per_second < previous_best->second.samples_per_second * (1 + options_.min_throughput_gain)) {
+    done_ = true;
+    stop_reason_ = strf("throughput stopped improving at batch %d (%.2f vs %.2f samples/s)", candidate.batch_size,
+                        result.samples_per_second, previous_best->second.samples_per_second);
+    return;
+  }
+  next_ = candidate.batch_size * 2;
+  if (next_ > options_.max_batch_size) {
+    done_ = true;
+    capped_ = true;
+    stop_reason_ = strf("reached the range maximum, batch %d", options_.max_batch_size);
+  }
+}
+
+std::optional<std::pair<Candidate, TrialResult>> BatchRamp::best() const {
+  std::optional<std::pair<Candidate, TrialResult>> best;
+  for (const auto& entry : told_)
+    if (entry.second.ok() && (!best || entry.second.samples_per_second > best->second.samples_per_second)) best = entry;
+  return best;
+}
+
+}  // namespace tune

@@ -1,0 +1,34 @@
+// Stage 1 strategy: batch sizes in powers of two from `start`, scored by samples/s, until a size
+// fails (out of memory), throughput stops improving, or the range's maximum is reached.
+#pragma once
+#include <vector>
+
+#include "tuners/tuner.h"
+
+namespace tune {
+
+struct BatchRampOptions {
+  int start = 1;
+  int max_batch_size = 64;          // range maximum; a best size here is marked "capped by range"
+  double min_throughput_gain = 0.05;  // a doubling must gain this much samples/s to continue
+  double learning_rate = 1e-4;      // fixed during the ramp: throughput does not depend on it
+};
+
+class BatchRamp : public Tuner {
+ public:
+  explicit BatchRamp(BatchRampOptions options);
+  std::string name() const override { return "batch_ramp"; }
+  std::optional<Candidate> ask() override;
+  void tell(const Candidate& candidate, const TrialResult& result) override;
+  std::optional<std::pair<Candidate, TrialResult>> best() const override;
+  // The best size is the largest tried and still fit: the real memory limit lies beyond the range.
+  bool capped_by_range() const { return capped_; }
+
+ private:
+  BatchRampOptions options_;
+  int next_;
+  bool done_ = false, capped_ = false;
+  std::vector<std::pair<Candidate, TrialResult>> told_;
+};
+
+}  // namespace tune
