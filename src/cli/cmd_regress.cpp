@@ -1,7 +1,5 @@
 // `tune regress`: compare the current store's best configs with a reference store.
 // Exit 0: no regression, 1: regression, 2: could not run (bad input).
-#include <yaml-cpp/yaml.h>
-
 #include <filesystem>
 #include <iostream>
 
@@ -9,17 +7,15 @@
 #include "cli/options.h"
 #include "report/regression_report.h"
 #include "util/paths.h"
+#include "util/yaml_fields.h"
 
 namespace tune::cli {
 namespace {
 
 double threshold_from(const std::string& path) {
-  try {
-    const YAML::Node root = YAML::LoadFile(path);
-    return root["max_throughput_drop"] ? root["max_throughput_drop"].as<double>() : 0.2;
-  } catch (const YAML::Exception& e) {
-    throw std::invalid_argument(path + ": key 'max_throughput_drop' expects a number (" + std::string(e.what()) + ")");
-  }
+  double max_drop = 0.2;
+  read_yaml_key(load_yaml_file(path), "max_throughput_drop", max_drop, path);
+  return max_drop;
 }
 
 int regress(int argc, char** argv) {

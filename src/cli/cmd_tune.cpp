@@ -58,6 +58,9 @@ int run_tune(int argc, char** argv) {
       ("backends", po::value<std::string>()->default_value("eager,jit"), "comma-separated backends")
       ("seed", po::value<uint64_t>()->default_value(0), "seed for weights, batches and masking")
       ("corpus", po::value<std::string>()->default_value(""), "text file or folder to train on ('synthetic': random ids)")
+      ("tokenizer", po::value<std::string>()->default_value(""), "folder with the model's tokenizer files")
+      ("dataset", po::value<std::string>()->default_value(""), "classification CSV (text and label columns)")
+      ("weights", po::value<std::string>()->default_value(""), "HF checkpoint folder (model.safetensors)")
       ("settings", po::value<std::string>()->default_value(default_search_settings_path()), "search settings YAML")
       ("job-steps", po::value<double>(), "planned job length in steps: recommend compiling or not")
       ("json", po::bool_switch(), "print the result as JSON");
@@ -73,6 +76,9 @@ int run_tune(int argc, char** argv) {
   request.seq_len = vm.count("seq-len") ? vm["seq-len"].as<int>() : request.model.default_seq_len;
   request.seed = vm["seed"].as<uint64_t>();
   request.corpus_path = vm["corpus"].as<std::string>();
+  request.tokenizer_dir = vm["tokenizer"].as<std::string>();
+  request.dataset_path = vm["dataset"].as<std::string>();
+  request.weights_dir = vm["weights"].as<std::string>();
   const std::string db_path = vm["db"].as<std::string>();
   request.runs_dir = runs_dir_for_database(db_path);
   const bool budget_given = vm.count("budget") > 0;

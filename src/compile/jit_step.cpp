@@ -38,9 +38,11 @@ CompileReport JitStep::prepare(const Batch& example) {
   for (const auto& t : example.tensors()) inputs.emplace_back(t);
   for (const auto& p : parameters_) inputs.emplace_back(p);
   auto loss_fn = model_.loss;
-  auto traced_fn = [loss_fn](torch::jit::Stack stack) -> torch::jit::Stack {
-    const Batch b{stack[0].toTensor(), stack[1].toTensor(), stack[2].toTensor(), stack[3].toTensor()};
-    return {loss_fn(b)};
+  const size_t batch_inputs = example.tensors().size();
+  auto traced_fn = [loss_fn, example, batch_inputs](torch::jit::Stack stack) -> torch::jit::Stack {
+    std::vector<torch::Tensor> values;
+    for (size_t i = 0; i < batch_inputs; ++i) values.push_back(stack[i].toTensor());
+    return {loss_fn(example.with_tensors(values))};
   };
   try {
     auto traced = torch::jit::tracer::trace(inputs, traced_fn, [](const torch::autograd::Variable&) { return ""; },
@@ -62,7 +64,7 @@ CompileReport JitStep::prepare(const Batch& example) {
 }
 
 torch::Tensor JitStep::traced_loss(const Batch& batch) {
-  if (!executor_ || batch.input_ids.sizes().vec() != traced_shape_) {
+  if (!executor_ || batch.input_ids.sizes().vec() != traced_shape_) {  // (decoder length follows seq_len)
     std::fprintf(stderr, "tune: jit recompiles: new batch shape [%lld, %lld]\n",
                  static_cast<long long>(batch.input_ids.size(0)), static_cast<long long>(batch.input_ids.size(1)));
     prepare(batch);

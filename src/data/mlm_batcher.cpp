@@ -24,7 +24,7 @@ std::vector<int64_t> MlmBatcher::window() {
     const size_t s = start(rng_);
     ids.insert(ids.end(), tokens_.begin() + s, tokens_.begin() + s + body);
   } else {
-    std::uniform_int_distribution<int64_t> word(config_.first_word_token_id, config_.vocab_size - 1);
+    std::uniform_int_distribution<int64_t> word(config_.first_word_token_id, config_.word_id_end() - 1);
     for (size_t i = 0; i < body; ++i) ids.push_back(tokens_.empty() ? word(rng_) : tokens_[i % tokens_.size()]);
   }
   ids.push_back(config_.sep_token_id);
@@ -40,7 +40,7 @@ Batch MlmBatcher::next() {
     inputs.insert(inputs.end(), w.begin(), w.end());
   }
   std::uniform_real_distribution<double> u(0.0, 1.0);
-  std::uniform_int_distribution<int64_t> word(config_.first_word_token_id, config_.vocab_size - 1);
+  std::uniform_int_distribution<int64_t> word(config_.first_word_token_id, config_.word_id_end() - 1);
   for (int64_t i = 0; i < n; ++i) {
     const int64_t pos = i % seq_len_;
     if (pos == 0 || pos == seq_len_ - 1 || u(rng_) >= 0.15) continue;  // special tokens are never masked

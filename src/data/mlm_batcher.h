@@ -5,16 +5,16 @@
 #include <random>
 #include <vector>
 
-#include "data/batch.h"
+#include "data/batch_source.h"
 #include "models/model_config.h"
 
 namespace tune {
 
-class MlmBatcher {
+class MlmBatcher : public BatchSource {
  public:
   // token_ids empty: synthetic uniform ids (throughput-only trials). Deterministic for a seed.
   MlmBatcher(std::vector<int64_t> token_ids, const ModelConfig& config, int seq_len, int batch_size, uint64_t seed);
-  Batch next();
+  Batch next() override;
 
  private:
   std::vector<int64_t> window();

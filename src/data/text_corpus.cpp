@@ -54,11 +54,8 @@ std::vector<std::string> split_words(const std::string& text) {
 Corpus load_corpus(const std::string& path) {
   if (!fs::exists(path)) throw std::invalid_argument("corpus '" + path + "' does not exist (expected a text file or a folder of them)");
   Corpus corpus{path, {}};
-  for (const auto& file : text_files(path)) {
-    auto words = split_words(read_file(file));
-    corpus.words.insert(corpus.words.end(), words.begin(), words.end());
-  }
-  if (corpus.words.empty()) throw std::invalid_argument("corpus '" + path + "' holds no words");
+  for (const auto& file : text_files(path)) corpus.text += read_file(file) + "\n";
+  if (split_words(corpus.text).empty()) throw std::invalid_argument("corpus '" + path + "' holds no words");
   return corpus;
 }
 

@@ -8,12 +8,12 @@
 namespace tune {
 
 struct Corpus {
-  std::string source;        // what was read, for the output ("/usr/share/common-licenses/*" ...)
-  std::vector<std::string> words;
+  std::string source;  // what was read, for the output ("/usr/share/common-licenses" ...)
+  std::string text;    // the files' text, concatenated in name order
 };
 
 // Reads a text file, or a directory of text files (sorted by name). Throws std::invalid_argument
-// naming the path when it is missing or holds no words.
+// naming the path when it is missing or holds no text.
 Corpus load_corpus(const std::string& path);
 
 // The default corpus: $TUNE_CORPUS if set, else the licence texts every Debian system ships in

@@ -80,6 +80,9 @@ TrialSpec SearchEngine::make_spec(const SearchRequest& r, const std::string& bac
   if (r.instance.device == "cpu")
     s.memory_limit_bytes = static_cast<int64_t>(r.instance.memory_bytes * settings_.memory_fraction);
   s.corpus_path = r.corpus_path;
+  s.tokenizer_dir = r.tokenizer_dir;
+  s.dataset_path = r.dataset_path;
+  s.weights_dir = r.weights_dir;
   s.timeout_seconds = settings_.trial_timeout_seconds;
   return s;
 }

@@ -23,7 +23,10 @@ struct SearchRequest {
   std::string precision = "fp32";
   int seq_len = 128;
   uint64_t seed = 0;
-  std::string corpus_path;  // empty: default corpus
+  std::string corpus_path;    // empty: default corpus
+  std::string tokenizer_dir;  // empty: fallback tokenizer
+  std::string dataset_path;   // classification CSV; empty: default
+  std::string weights_dir;    // empty: random init
   std::string runs_dir;     // one folder per trial under it
 };
 

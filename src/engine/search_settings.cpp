@@ -9,24 +9,14 @@
 
 #include "util/duration.h"
 #include "util/paths.h"
+#include "util/yaml_fields.h"
 
 namespace tune {
 namespace {
 
-template <typename T>
-void read(const YAML::Node& root, const char* key, T& out, const std::string& file, const char* expected) {
-  if (!root[key]) return;
-  try {
-    out = root[key].as<T>();
-  } catch (const YAML::Exception&) {
-    throw std::invalid_argument(file + ":" + std::to_string(root[key].Mark().line + 1) + ": key '" + key +
-                                "': expected " + expected);
-  }
-}
-
 void read_duration(const YAML::Node& root, const char* key, double& out, const std::string& file) {
   std::string text;
-  read(root, key, text, file, "a duration such as '20m'");
+  read_yaml_key(root, key, text, file);
   if (text.empty()) return;
   try {
     out = parse_duration_seconds(text);
@@ -40,28 +30,21 @@ void read_duration(const YAML::Node& root, const char* key, double& out, const s
 std::string default_search_settings_path() { return (std::filesystem::path(configs_dir()) / "search.yaml").string(); }
 
 SearchSettings load_search_settings(const std::string& file) {
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(file);
-  } catch (const YAML::BadFile&) {
-    throw std::invalid_argument("search settings '" + file + "' cannot be read");
-  } catch (const YAML::Exception& e) {
-    throw std::invalid_argument(file + ": invalid YAML: " + e.what());
-  }
+  const YAML::Node root = load_yaml_file(file);
   SearchSettings s;
   read_duration(root, "budget", s.budget_seconds, file);
-  read(root, "max_batch_size", s.max_batch_size, file, "an integer");
-  read(root, "min_throughput_gain", s.min_throughput_gain, file, "a number");
-  read(root, "ramp_learning_rate", s.ramp_learning_rate, file, "a number");
-  read(root, "learning_rates", s.learning_rates, file, "a list of numbers");
-  read(root, "warmup_steps", s.warmup_steps, file, "an integer");
-  read(root, "min_measure_steps", s.min_measure_steps, file, "an integer");
-  read(root, "max_measure_steps", s.max_measure_steps, file, "an integer");
+  read_yaml_key(root, "max_batch_size", s.max_batch_size, file);
+  read_yaml_key(root, "min_throughput_gain", s.min_throughput_gain, file);
+  read_yaml_key(root, "ramp_learning_rate", s.ramp_learning_rate, file);
+  read_yaml_key(root, "learning_rates", s.learning_rates, file);
+  read_yaml_key(root, "warmup_steps", s.warmup_steps, file);
+  read_yaml_key(root, "min_measure_steps", s.min_measure_steps, file);
+  read_yaml_key(root, "max_measure_steps", s.max_measure_steps, file);
   read_duration(root, "measure_time", s.measure_seconds, file);
-  read(root, "lr_train_steps", s.lr_train_steps, file, "an integer");
-  read(root, "ramp_budget_share", s.ramp_budget_share, file, "a number");
+  read_yaml_key(root, "lr_train_steps", s.lr_train_steps, file);
+  read_yaml_key(root, "ramp_budget_share", s.ramp_budget_share, file);
   read_duration(root, "trial_timeout", s.trial_timeout_seconds, file);
-  read(root, "memory_fraction", s.memory_fraction, file, "a number");
+  read_yaml_key(root, "memory_fraction", s.memory_fraction, file);
   if (s.learning_rates.empty()) throw std::invalid_argument(file + ": key 'learning_rates': expected at least one value");
   return s;
 }

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "util/paths.h"
+#include "util/yaml_fields.h"
 
 namespace fs = std::filesystem;
 
@@ -84,21 +85,15 @@ Instance apply_instance_profile(const Instance& detected, const std::string& pro
     throw std::invalid_argument("unknown instance '" + profile + "': expected 'auto' or one of " + known);
   }
   const std::string file = path.string();
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(file);
-  } catch (const YAML::Exception& e) {
-    throw std::invalid_argument(file + ": invalid YAML: " + e.what());
-  }
+  const YAML::Node root = load_yaml_file(file);
   Instance inst = detected;
   inst.name = profile;
-  try {
-    if (root["threads"]) inst.threads = std::min(detected.threads, root["threads"].as<int>());
-    if (root["memory"]) inst.memory_bytes = std::min(detected.memory_bytes, parse_bytes(root["memory"].as<std::string>()));
-  } catch (const YAML::Exception& e) {
-    throw std::invalid_argument(file + ": key 'threads' expects an integer and 'memory' a size like '4GiB' (" +
-                                std::string(e.what()) + ")");
-  }
+  int threads = detected.threads;
+  std::string memory;
+  read_yaml_key(root, "threads", threads, file);
+  read_yaml_key(root, "memory", memory, file);
+  inst.threads = std::min(detected.threads, threads);
+  if (!memory.empty()) inst.memory_bytes = std::min(detected.memory_bytes, parse_bytes(memory));
   if (inst.threads < 1) throw std::invalid_argument(file + ": key 'threads': expected at least 1");
   return inst;
 }

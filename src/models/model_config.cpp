@@ -10,61 +10,95 @@
 
 #include "util/hash.h"
 #include "util/paths.h"
+#include "util/yaml_fields.h"
 
 namespace fs = std::filesystem;
 
 namespace tune {
 namespace {
 
-template <typename T> const char* type_name();
-template <> const char* type_name<int>() { return "an integer"; }
-template <> const char* type_name<int64_t>() { return "an integer"; }
-template <> const char* type_name<double>() { return "a number"; }
-template <> const char* type_name<bool>() { return "true or false"; }
-template <> const char* type_name<std::string>() { return "a string"; }
+// Each family's HF key for the common dimensions; nullptr: the family has no such key.
+struct FamilyKeys {
+  const char* family;
+  const char *hidden, *layers, *heads, *intermediate, *positions, *eps, *act, *dropout, *attn_dropout;
+};
+constexpr FamilyKeys kFamilyKeys[] = {
+    {"bert", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "max_position_embeddings",
+     "layer_norm_eps", "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob"},
+    {"roberta", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+     "max_position_embeddings", "layer_norm_eps", "hidden_act", "hidden_dropout_prob", "attention_probs_dropout_prob"},
+    {"distilbert", "dim", "n_layers", "n_heads", "hidden_dim", "max_position_embeddings", nullptr, "activation",
+     "dropout", "attention_dropout"},
+    {"gpt2", "n_embd", "n_layer", "n_head", nullptr, "n_positions", "layer_norm_epsilon", "activation_function",
+     "resid_pdrop", "attn_pdrop"},
+    {"t5", "d_model", "num_layers", "num_heads", "d_ff", nullptr, "layer_norm_epsilon", "feed_forward_proj",
+     "dropout_rate", "dropout_rate"},
+};
 
-// Reads node[key] into out; keeps out's default when the key is absent and not required.
-template <typename T>
-void read_key(const YAML::Node& node, const std::string& key, T& out, const std::string& file,
-              const std::string& prefix, bool required = false) {
-  const YAML::Node value = node[key];
-  if (!value) {
-    if (required) throw std::invalid_argument(file + ": missing key '" + prefix + key + "' (expected " + type_name<T>() + ")");
-    return;
+const FamilyKeys& family_keys(const std::string& family, const std::string& file) {
+  for (const auto& k : kFamilyKeys)
+    if (family == k.family) return k;
+  std::string known;
+  for (const auto& k : kFamilyKeys) known += (known.empty() ? "" : ", ") + std::string(k.family);
+  throw std::invalid_argument(file + ": key 'family': expected one of " + known + ", got '" + family + "'");
+}
+
+// YAML scalars become the narrowest JSON type that holds them: integer, number, boolean, string.
+nlohmann::json yaml_to_json(const YAML::Node& node) {
+  if (node.IsMap()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (const auto& kv : node) out[kv.first.as<std::string>()] = yaml_to_json(kv.second);
+    return out;
   }
-  try {
-    out = value.as<T>();
-  } catch (const YAML::Exception&) {
-    const std::string shown = value.IsScalar() ? "'" + value.Scalar() + "'" : "a non-scalar value";
-    throw std::invalid_argument(file + ":" + std::to_string(value.Mark().line + 1) + ": key '" + prefix + key +
-                                "': expected " + type_name<T>() + ", got " + shown);
+  if (node.IsSequence()) {
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& item : node) out.push_back(yaml_to_json(item));
+    return out;
   }
+  if (!node.IsScalar()) return nullptr;
+  int64_t i;
+  double d;
+  bool b;
+  if (YAML::convert<int64_t>::decode(node, i)) return i;
+  if (YAML::convert<double>::decode(node, d)) return d;
+  if (YAML::convert<bool>::decode(node, b)) return b;
+  return node.Scalar();
 }
 
 void read_hf_config(const YAML::Node& hf, ModelConfig& c, const std::string& file) {
+  const FamilyKeys& k = family_keys(c.family, file);
   const std::string p = "config.";
-  read_key(hf, "vocab_size", c.vocab_size, file, p, true);
-  read_key(hf, "hidden_size", c.hidden_size, file, p, true);
-  read_key(hf, "num_hidden_layers", c.num_hidden_layers, file, p, true);
-  read_key(hf, "num_attention_heads", c.num_attention_heads, file, p, true);
-  read_key(hf, "intermediate_size", c.intermediate_size, file, p, true);
-  read_key(hf, "max_position_embeddings", c.max_position_embeddings, file, p);
-  read_key(hf, "type_vocab_size", c.type_vocab_size, file, p);
-  read_key(hf, "layer_norm_eps", c.layer_norm_eps, file, p);
-  read_key(hf, "hidden_act", c.hidden_act, file, p);
-  read_key(hf, "hidden_dropout_prob", c.hidden_dropout_prob, file, p);
-  read_key(hf, "attention_probs_dropout_prob", c.attention_probs_dropout_prob, file, p);
-  read_key(hf, "initializer_range", c.initializer_range, file, p);
-  read_key(hf, "pad_token_id", c.pad_token_id, file, p);
+  auto opt = [&](const char* key, auto& out, bool required) {
+    if (key) read_yaml_key(hf, key, out, file, p, required);
+  };
+  read_yaml_key(hf, "vocab_size", c.vocab_size, file, p, true);
+  opt(k.hidden, c.hidden_size, true);
+  opt(k.layers, c.num_hidden_layers, true);
+  opt(k.heads, c.num_attention_heads, true);
+  c.intermediate_size = 4 * c.hidden_size;  // GPT-2's n_inner default
+  opt(k.intermediate, c.intermediate_size, k.intermediate != nullptr && c.family != "gpt2");
+  if (c.family == "gpt2" && hf["n_inner"] && !hf["n_inner"].IsNull()) read_yaml_key(hf, "n_inner", c.intermediate_size, file, p);
+  opt(k.positions, c.max_position_embeddings, false);
+  opt(k.eps, c.layer_norm_eps, false);
+  opt(k.act, c.hidden_act, false);
+  opt(k.dropout, c.hidden_dropout_prob, false);
+  opt(k.attn_dropout, c.attention_probs_dropout_prob, false);
+  read_yaml_key(hf, "type_vocab_size", c.type_vocab_size, file, p);
+  read_yaml_key(hf, "initializer_range", c.initializer_range, file, p);
+  read_yaml_key(hf, "pad_token_id", c.pad_token_id, file, p);
+  read_yaml_key(hf, "num_labels", c.num_labels, file, p);
+  c.hf = yaml_to_json(hf);
 }
 
 void read_tokens(const YAML::Node& tokens, ModelConfig& c, const std::string& file) {
   if (!tokens) return;
   const std::string p = "tokens.";
-  read_key(tokens, "cls", c.cls_token_id, file, p);
-  read_key(tokens, "sep", c.sep_token_id, file, p);
-  read_key(tokens, "mask", c.mask_token_id, file, p);
-  read_key(tokens, "first_word", c.first_word_token_id, file, p);
+  read_yaml_key(tokens, "cls", c.cls_token_id, file, p);
+  read_yaml_key(tokens, "sep", c.sep_token_id, file, p);
+  read_yaml_key(tokens, "mask", c.mask_token_id, file, p);
+  read_yaml_key(tokens, "first_word", c.first_word_token_id, file, p);
+  read_yaml_key(tokens, "last_word", c.last_word_token_id, file, p);
+  read_yaml_key(tokens, "sentinel_first", c.sentinel_first_token_id, file, p);
 }
 
 void validate(const ModelConfig& c, const std::string& file) {
@@ -76,18 +110,45 @@ void validate(const ModelConfig& c, const std::string& file) {
   positive(c.num_hidden_layers, "num_hidden_layers");
   positive(c.num_attention_heads, "num_attention_heads");
   positive(c.intermediate_size, "intermediate_size");
-  if (c.hidden_size % c.num_attention_heads != 0)
+  if (c.family != "t5" && c.hidden_size % c.num_attention_heads != 0)  // T5 sizes heads by d_kv
     throw std::invalid_argument(file + ": hidden_size " + std::to_string(c.hidden_size) +
                                 " is not a multiple of num_attention_heads " + std::to_string(c.num_attention_heads));
-  if (c.family != "bert")
-    throw std::invalid_argument(file + ": key 'family': expected 'bert' (the families implemented), got '" + c.family + "'");
-  if (c.hidden_act != "gelu")
-    throw std::invalid_argument(file + ": key 'config.hidden_act': expected 'gelu', got '" + c.hidden_act + "'");
-  if (c.first_word_token_id >= c.vocab_size)
-    throw std::invalid_argument(file + ": key 'tokens.first_word' must be below vocab_size");
+  if (c.first_word_token_id >= c.word_id_end())
+    throw std::invalid_argument(file + ": key 'tokens.first_word' must be below tokens.last_word and vocab_size");
 }
 
 }  // namespace
+
+namespace {
+
+template <typename T>
+T hf_value(const ModelConfig& c, const std::string& key, T fallback, const char* expected) {
+  const auto it = c.hf.find(key);
+  if (it == c.hf.end() || it->is_null()) return fallback;
+  try {
+    return it->get<T>();
+  } catch (const nlohmann::json::exception&) {
+    throw std::invalid_argument(c.source_path + ": key 'config." + key + "': expected " + expected + ", got " + it->dump());
+  }
+}
+
+}  // namespace
+
+int64_t ModelConfig::hf_int(const std::string& key, int64_t fallback) const {
+  const auto it = hf.find(key);
+  if (it != hf.end() && it->is_number_float())
+    throw std::invalid_argument(source_path + ": key 'config." + key + "': expected an integer, got " + it->dump());
+  return hf_value<int64_t>(*this, key, fallback, "an integer");
+}
+double ModelConfig::hf_double(const std::string& key, double fallback) const {
+  return hf_value<double>(*this, key, fallback, "a number");
+}
+bool ModelConfig::hf_bool(const std::string& key, bool fallback) const {
+  return hf_value<bool>(*this, key, fallback, "true or false");
+}
+std::string ModelConfig::hf_string(const std::string& key, const std::string& fallback) const {
+  return hf_value<std::string>(*this, key, fallback, "a string");
+}
 
 std::string ModelConfig::config_hash() const {
   nlohmann::json arch = *this;
@@ -100,22 +161,17 @@ std::string ModelConfig::config_hash() const {
 
 ModelConfig load_model_config(const std::string& yaml_path) {
   if (!fs::exists(yaml_path)) throw std::invalid_argument("model file '" + yaml_path + "' does not exist");
-  YAML::Node root;
-  try {
-    root = YAML::LoadFile(yaml_path);
-  } catch (const YAML::Exception& e) {
-    throw std::invalid_argument(yaml_path + ": invalid YAML: " + e.what());
-  }
+  const YAML::Node root = load_yaml_file(yaml_path);
   if (!root.IsMap()) throw std::invalid_argument(yaml_path + ": expected a mapping with keys name, family, config");
   ModelConfig c;
   c.source_path = yaml_path;
-  read_key(root, "name", c.name, yaml_path, "", true);
-  read_key(root, "family", c.family, yaml_path, "", true);
-  read_key(root, "hf_class", c.hf_class, yaml_path, "");
-  read_key(root, "task", c.task, yaml_path, "");
-  read_key(root, "tiny", c.tiny, yaml_path, "");
-  read_key(root, "seq_len", c.default_seq_len, yaml_path, "");
-  read_key(root, "expected_parameters", c.expected_parameters, yaml_path, "");
+  read_yaml_key(root, "name", c.name, yaml_path, "", true);
+  read_yaml_key(root, "family", c.family, yaml_path, "", true);
+  read_yaml_key(root, "hf_class", c.hf_class, yaml_path, "");
+  read_yaml_key(root, "task", c.task, yaml_path, "");
+  read_yaml_key(root, "tiny", c.tiny, yaml_path, "");
+  read_yaml_key(root, "seq_len", c.default_seq_len, yaml_path, "");
+  read_yaml_key(root, "expected_parameters", c.expected_parameters, yaml_path, "");
   if (!root["config"] || !root["config"].IsMap())
     throw std::invalid_argument(yaml_path + ": missing key 'config' (expected a mapping of Hugging Face config values)");
   read_hf_config(root["config"], c, yaml_path);

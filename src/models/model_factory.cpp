@@ -5,19 +5,33 @@
 #include <stdexcept>
 
 #include "models/bert.h"
+#include "models/hf_weights.h"
 
 namespace tune {
 
+namespace {
+
+TrainableModel build_bert(const ModelConfig& config) {
+  auto impl = BertForMaskedLM(config).ptr();
+  return {impl,
+          [impl](const Batch& b) { return impl->loss(b.input_ids, b.token_type_ids, b.attention_mask, b.labels); },
+          [impl](const Batch& b) { return impl->forward(b.input_ids, b.token_type_ids, b.attention_mask); },
+          {"position_ids", "cls.predictions.decoder.weight", "cls.predictions.decoder.bias"}};
+}
+
+}  // namespace
+
 TrainableModel build_model(const ModelConfig& config, uint64_t seed) {
   torch::manual_seed(seed);
-  if (config.family == "bert") {
-    auto bert = BertForMaskedLM(config);
-    auto impl = bert.ptr();
-    return {impl, [impl](const Batch& b) {
-              return impl->loss(b.input_ids, b.token_type_ids, b.attention_mask, b.labels);
-            }};
-  }
-  throw std::invalid_argument("model family '" + config.family + "' is not implemented (expected bert)");
+  if (config.family == "bert") return build_bert(config);
+  throw std::invalid_argument("model family '" + config.family + "' of " + config.name +
+                              " is not implemented in this build");
+}
+
+TrainableModel build_model_with_weights(const ModelConfig& config, uint64_t seed, const std::string& weights_dir) {
+  TrainableModel model = build_model(config, seed);
+  if (!weights_dir.empty()) load_hf_weights(*model.module, weights_dir, model.ignored_checkpoint_suffixes);
+  return model;
 }
 
 int64_t parameter_count(const torch::nn::Module& module) {

@@ -13,7 +13,10 @@ namespace tune {
 
 struct TrainableModel {
   std::shared_ptr<torch::nn::Module> module;
-  std::function<torch::Tensor(const Batch&)> loss;  // the family's HF training loss
+  std::function<torch::Tensor(const Batch&)> loss;    // the family's HF training loss
+  std::function<torch::Tensor(const Batch&)> logits;  // the HF head's logits (parity tests)
+  // Checkpoint entries that are not parameters here and are expected (tied copies, HF buffers).
+  std::vector<std::string> ignored_checkpoint_suffixes;
 };
 
 // Seeds torch's generator with `seed` before building, so weights are reproducible.
@@ -21,5 +24,8 @@ struct TrainableModel {
 TrainableModel build_model(const ModelConfig& config, uint64_t seed);
 
 int64_t parameter_count(const torch::nn::Module& module);
+
+// Builds the model and, when weights_dir is not empty, loads a HF checkpoint into it (--weights).
+TrainableModel build_model_with_weights(const ModelConfig& config, uint64_t seed, const std::string& weights_dir);
 
 }  // namespace tune

@@ -81,7 +81,11 @@ void write_comparison_markdown(std::ostream& out, const std::vector<ComparisonRo
                         "lr compiled", "samples/s native", "samples/s compiled", "speedup", "compile overhead",
                         "break-even", "peak mem native", "peak mem compiled"},
                        cells);
-  out << "\n* batch size capped by the search range (largest tested), not by memory.\n";
+  for (const auto& r : rows)
+    if ((r.native && r.native->batch_capped_by_range) || (r.compiled && r.compiled->batch_capped_by_range)) {
+      out << "\n* largest batch size tested: capped by the search range, not by memory.\n";
+      break;
+    }
 }
 
 nlohmann::json comparison_json(const std::vector<ComparisonRow>& rows) {

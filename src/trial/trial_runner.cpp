@@ -10,8 +10,8 @@
 #include <numeric>
 
 #include "compile/train_step.h"
-#include "data/mlm_batcher.h"
-#include "data/text_corpus.h"
+#include "data/batch_source.h"
+#include "data/training_data.h"
 #include "models/model_factory.h"
 #include "trial/memory_probe.h"
 
@@ -26,12 +26,6 @@ bool is_out_of_memory(const std::exception& e) {
   const std::string what = e.what();
   return what.find("not enough memory") != std::string::npos || what.find("can't allocate") != std::string::npos ||
          what.find("out of memory") != std::string::npos;
-}
-
-std::vector<int64_t> trial_tokens(const TrialSpec& spec) {
-  if (spec.corpus_path == "synthetic") return {};
-  const Corpus corpus = spec.corpus_path.empty() ? load_default_corpus() : load_corpus(spec.corpus_path);
-  return hash_token_ids(corpus.words, spec.model.first_word_token_id, spec.model.vocab_size);
 }
 
 int total_steps(const TrialSpec& spec) {
@@ -92,12 +86,15 @@ bool run_steps(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>&
 
 TrialResult run_trial_body(const TrialSpec& spec) {
   TrialResult r;
-  auto model = build_model(spec.model, spec.seed);
+  auto model = build_model_with_weights(spec.model, spec.seed, spec.weights_dir);
   r.parameter_count = parameter_count(*model.module);
   model.module->train();
-  MlmBatcher batcher(trial_tokens(spec), spec.model, spec.seq_len, spec.batch_size, spec.seed + 1);
+  std::string data_description;
+  auto source = make_batch_source(spec.model, load_training_data(spec, &data_description), spec.seq_len,
+                                  spec.batch_size, spec.seed + 1);
+  std::fprintf(stderr, "tune: data: %s\n", data_description.c_str());
   std::vector<Batch> pool;
-  for (int i = 0; i < std::min(total_steps(spec), 16); ++i) pool.push_back(batcher.next());
+  for (int i = 0; i < std::min(total_steps(spec), 16); ++i) pool.push_back(source->next());
   auto step = make_train_step(spec.backend, model, spec.learning_rate);
   try {
     const CompileReport report = step->prepare(pool.front());

@@ -31,6 +31,9 @@ struct TrialSpec {
   int threads = 0;             // libtorch intra-op threads (0: leave libtorch's default)
   int64_t memory_limit_bytes = 0;  // 0: no cap; else the trial process may not grow past it
   std::string corpus_path;     // empty: the default corpus (see data/text_corpus.h)
+  std::string tokenizer_dir;   // empty: the fallback tokenizer (data/tokenizer.h)
+  std::string dataset_path;    // classification CSV (text and label columns); empty: the default
+  std::string weights_dir;     // empty: random init; else a HF checkpoint folder (model.safetensors)
   double timeout_seconds = 600;
 
   // Identifies the measurement: same key, same trial (used to reuse finished trials).
@@ -41,6 +44,6 @@ NLOHMANN_JSON_SERIALIZE_ENUM(TrialPurpose, {{TrialPurpose::throughput, "throughp
                                            {TrialPurpose::learning_rate, "learning_rate"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialSpec, model, backend, precision, purpose, seq_len,
     batch_size, learning_rate, seed, warmup_steps, min_measure_steps, max_measure_steps, measure_seconds,
-    train_steps, threads, memory_limit_bytes, corpus_path, timeout_seconds)
+    train_steps, threads, memory_limit_bytes, corpus_path, tokenizer_dir, dataset_path, weights_dir, timeout_seconds)
 
 }  // namespace tune
