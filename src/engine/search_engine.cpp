@@ -77,8 +77,8 @@ TrialSpec SearchEngine::make_spec(const SearchRequest& r, const std::string& bac
   s.measure_seconds = settings_.measure_seconds;
   s.train_steps = purpose == TrialPurpose::learning_rate ? settings_.lr_train_steps : 0;
   s.threads = r.instance.threads;
-  if (r.instance.device == "cpu")
-    s.memory_limit_bytes = static_cast<int64_t>(r.instance.memory_bytes * settings_.memory_fraction);
+  s.device = r.instance.device;
+  s.memory_limit_bytes = static_cast<int64_t>(r.instance.memory_bytes * settings_.memory_fraction);
   s.corpus_path = r.corpus_path;
   s.tokenizer_dir = r.tokenizer_dir;
   s.dataset_path = r.dataset_path;

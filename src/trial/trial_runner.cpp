@@ -13,7 +13,7 @@
 #include "data/batch_source.h"
 #include "data/training_data.h"
 #include "models/model_factory.h"
-#include "trial/memory_probe.h"
+#include "trial/device_memory.h"
 
 namespace tune {
 namespace {
@@ -86,7 +86,9 @@ bool run_steps(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>&
 
 TrialResult run_trial_body(const TrialSpec& spec) {
   TrialResult r;
+  const torch::Device device(spec.device);
   auto model = build_model_with_weights(spec.model, spec.seed, spec.weights_dir);
+  model.module->to(device);
   r.parameter_count = parameter_count(*model.module);
   model.module->train();
   std::string data_description;
@@ -94,7 +96,7 @@ TrialResult run_trial_body(const TrialSpec& spec) {
                                   spec.batch_size, spec.seed + 1);
   std::fprintf(stderr, "tune: data: %s\n", data_description.c_str());
   std::vector<Batch> pool;
-  for (int i = 0; i < std::min(total_steps(spec), 16); ++i) pool.push_back(source->next());
+  for (int i = 0; i < std::min(total_steps(spec), 16); ++i) pool.push_back(source->next().to(device));
   auto step = make_train_step(spec.backend, model, spec.learning_rate);
   try {
     const CompileReport report = step->prepare(pool.front());
@@ -120,8 +122,9 @@ TrialResult run_trial_in_process(const TrialSpec& spec) {
     at::set_num_threads(spec.threads);
     at::set_num_interop_threads(1);
   }
-  if (spec.memory_limit_bytes > 0 && !cap_memory_growth(spec.memory_limit_bytes))
-    return failed_result(TrialStatus::invalid, "setup", "cannot cap memory at " + std::to_string(spec.memory_limit_bytes) + " bytes");
+  if (!cap_device_memory(spec.device, spec.memory_limit_bytes))
+    return failed_result(TrialStatus::invalid, "setup", "cannot cap " + spec.device + " memory at " +
+                                                            std::to_string(spec.memory_limit_bytes) + " bytes");
   TrialResult r;
   try {
     r = run_trial_body(spec);
@@ -130,7 +133,7 @@ TrialResult run_trial_in_process(const TrialSpec& spec) {
   } catch (const std::exception& e) {
     r = failed_result(is_out_of_memory(e) ? TrialStatus::oom : TrialStatus::crashed, "run", e.what());
   }
-  r.peak_memory_bytes = peak_resident_bytes();
+  r.peak_memory_bytes = peak_device_memory(spec.device);
   return r;
 }
 

@@ -17,6 +17,7 @@ std::string to_string(TrialPurpose purpose);
 struct TrialSpec {
   ModelConfig model;
   std::string backend = "eager";      // eager | jit
+  std::string device = "cpu";         // torch device string: cpu, cuda, cuda:1
   std::string precision = "fp32";     // fp32 only in this version
   TrialPurpose purpose = TrialPurpose::throughput;
   int seq_len = 128;
@@ -29,7 +30,7 @@ struct TrialSpec {
   double measure_seconds = 20; // stop timing once this much steady-state time is collected
   int train_steps = 0;         // learning-rate trials: optimizer steps whose losses are scored
   int threads = 0;             // libtorch intra-op threads (0: leave libtorch's default)
-  int64_t memory_limit_bytes = 0;  // 0: no cap; else the trial process may not grow past it
+  int64_t memory_limit_bytes = 0;  // 0: no cap; CPU: growth of the trial process, CUDA: allocator limit
   std::string corpus_path;     // empty: the default corpus (see data/text_corpus.h)
   std::string tokenizer_dir;   // empty: the fallback tokenizer (data/tokenizer.h)
   std::string dataset_path;    // classification CSV (text and label columns); empty: the default
@@ -42,7 +43,7 @@ struct TrialSpec {
 
 NLOHMANN_JSON_SERIALIZE_ENUM(TrialPurpose, {{TrialPurpose::throughput, "throughput"},
                                            {TrialPurpose::learning_rate, "learning_rate"}})
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialSpec, model, backend, precision, purpose, seq_len,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialSpec, model, backend, device, precision, purpose, seq_len,
     batch_size, learning_rate, seed, warmup_steps, min_measure_steps, max_measure_steps, measure_seconds,
     train_steps, threads, memory_limit_bytes, corpus_path, tokenizer_dir, dataset_path, weights_dir, timeout_seconds)
 
