@@ -45,9 +45,7 @@ std::vector<BestRow> rows_of(const Database& db, const SearchRequest& r) {
   return mine;
 }
 
-}  // namespace
-
-int run_tune(int argc, char** argv) {
+po::options_description tune_options() {
   po::options_description desc("tune --model options");
   desc.add_options()
       ("model", po::value<std::string>()->required(), "tested model name (see `tune models`) or a model YAML path")
@@ -64,10 +62,10 @@ int run_tune(int argc, char** argv) {
       ("settings", po::value<std::string>()->default_value(default_search_settings_path()), "search settings YAML")
       ("job-steps", po::value<double>(), "planned job length in steps: recommend compiling or not")
       ("json", po::bool_switch(), "print the result as JSON");
-  po::variables_map vm;
-  if (!parse_or_help(argc, argv, desc, vm, "tune --model NAME [options]")) return 0;
+  return desc;
+}
 
-  const SearchSettings settings = load_search_settings(vm["settings"].as<std::string>());
+SearchRequest request_from(const po::variables_map& vm) {
   SearchRequest request;
   request.model = resolve_model(vm["model"].as<std::string>());
   request.instance = resolve_instance(vm["instance"].as<std::string>());
@@ -79,11 +77,40 @@ int run_tune(int argc, char** argv) {
   request.tokenizer_dir = vm["tokenizer"].as<std::string>();
   request.dataset_path = vm["dataset"].as<std::string>();
   request.weights_dir = vm["weights"].as<std::string>();
-  const std::string db_path = vm["db"].as<std::string>();
-  request.runs_dir = runs_dir_for_database(db_path);
+  request.runs_dir = runs_dir_for_database(vm["db"].as<std::string>());
+  return request;
+}
+
+void print_result(const po::variables_map& vm, const SearchRequest& request, const SearchSummary& summary,
+                  const std::vector<ComparisonRow>& rows) {
+  if (vm["json"].as<bool>()) {
+    auto json = comparison_json(rows);
+    json["budget_seconds"] = summary.budget_seconds;
+    json["elapsed_seconds"] = summary.elapsed_seconds;
+    std::cout << json.dump(2) << "\n";
+    return;
+  }
+  std::cout << "\n## tune: " << request.model.name << " on " << request.instance.name << " (searched in "
+            << format_duration(summary.elapsed_seconds) << " of a " << format_duration(summary.budget_seconds)
+            << " budget)\n\n";
+  write_comparison_markdown(std::cout, rows);
+  print_outcomes(std::cout, summary);
+  if (vm.count("job-steps") && !rows.empty())
+    std::cout << "- for a " << vm["job-steps"].as<double>() << "-step job: "
+              << recommend_for_job(rows.front().amortization, vm["job-steps"].as<double>()) << "\n";
+}
+
+}  // namespace
+
+int run_tune(int argc, char** argv) {
+  po::options_description desc = tune_options();
+  po::variables_map vm;
+  if (!parse_or_help(argc, argv, desc, vm, "tune --model NAME [options]")) return 0;
+  const SearchSettings settings = load_search_settings(vm["settings"].as<std::string>());
+  const SearchRequest request = request_from(vm);
   const bool budget_given = vm.count("budget") > 0;
   const double budget = budget_given ? parse_duration_seconds(vm["budget"].as<std::string>()) : settings.budget_seconds;
-
+  const std::string db_path = vm["db"].as<std::string>();
   Database db(db_path);
   std::cerr << "tune: model " << request.model.name << " (" << request.model.hf_class << "), seq " << request.seq_len
             << ", instance " << request.instance.name << " [" << request.instance.fingerprint() << "], libtorch "
@@ -94,22 +121,7 @@ int run_tune(int argc, char** argv) {
   SearchEngine engine(db, [&exe](const TrialSpec& s, const std::string& dir) { return run_trial_isolated(s, exe, dir); },
                       settings, std::cerr);
   const SearchSummary summary = engine.run(request, budget);
-  const auto rows = comparison_rows(rows_of(db, request));
-
-  if (vm["json"].as<bool>()) {
-    auto json = comparison_json(rows);
-    json["budget_seconds"] = summary.budget_seconds;
-    json["elapsed_seconds"] = summary.elapsed_seconds;
-    std::cout << json.dump(2) << "\n";
-    return 0;
-  }
-  std::cout << "\n## tune: " << request.model.name << " on " << request.instance.name << " (searched in "
-            << format_duration(summary.elapsed_seconds) << " of a " << format_duration(budget) << " budget)\n\n";
-  write_comparison_markdown(std::cout, rows);
-  print_outcomes(std::cout, summary);
-  if (vm.count("job-steps") && !rows.empty())
-    std::cout << "- for a " << vm["job-steps"].as<double>() << "-step job: "
-              << recommend_for_job(rows.front().amortization, vm["job-steps"].as<double>()) << "\n";
+  print_result(vm, request, summary, comparison_rows(rows_of(db, request)));
   return 0;
 }
 
