@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 
@@ -110,7 +111,8 @@ void expect_parity(const std::string& label, const Tokenizer& tokenizer, const s
   size_t mismatches = 0;
   for (size_t i = 0; i < texts.size(); ++i) {
     if (tokenizer.encode(texts[i]) == expected[i]) continue;
-    if (++mismatches <= 5) ADD_FAILURE() << label << " differs on text " << i << ": '" << texts[i].substr(0, 300) << "'";
+    if (++mismatches <= 5)
+      ADD_FAILURE() << label << " differs on text " << i << ": '" << texts[i].substr(0, 300) << "'";
   }
   std::cout << "[parity] " << label << ": " << texts.size() << " texts, " << mismatches << " mismatches\n";
   EXPECT_EQ(mismatches, 0u);
@@ -144,7 +146,9 @@ TEST(TokenizerParity, Gpt2BpeMatchesHuggingFace) {
 class SentencePieceParity : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    dir_ = new fs::path(fs::temp_directory_path() / "tune-test-spm-model");
+    // One folder per process: ctest runs each test as its own process, possibly in parallel.
+    const std::string name = "tune-test-spm-model-" + std::to_string(std::random_device{}());
+    dir_ = new fs::path(fs::temp_directory_path() / name);
     fs::create_directories(*dir_);
     const std::string cmd = "python3 " + std::string(TUNE_SOURCE_DIR) + "/tests/reference/tokenize_reference.py " +
                             "spm-train " + quoted(kShared / "corpus" / "moby-dick.txt") + " 2000 0 " +

@@ -26,8 +26,8 @@ std::array<std::string, 256> bytes_to_unicode() {
   for (int b = 0; b < 256; ++b) {
     const bool printable = (b >= '!' && b <= '~') || (b >= 0xA1 && b <= 0xAC) || (b >= 0xAE && b <= 0xFF);
     const int code = printable ? b : next++;
-    chars[b] = code < 0x80 ? std::string(1, static_cast<char>(code))
-                           : std::string{static_cast<char>(0xC0 | (code >> 6)), static_cast<char>(0x80 | (code & 0x3F))};
+    if (code < 0x80) chars[b] = std::string(1, static_cast<char>(code));
+    else chars[b] = {static_cast<char>(0xC0 | (code >> 6)), static_cast<char>(0x80 | (code & 0x3F))};  // UTF-8
   }
   return chars;
 }
@@ -102,10 +102,12 @@ void BpeTokenizer::load_merges(const std::string& path, const std::unordered_map
     if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.rfind("#version", 0) == 0 || line.empty()) continue;
     const auto space = line.find(' ');
-    const auto left = vocab.find(line.substr(0, space));
-    const auto right = space == std::string::npos ? vocab.end() : vocab.find(line.substr(space + 1));
-    const auto merged = space == std::string::npos ? vocab.end() : vocab.find(line.substr(0, space) + line.substr(space + 1));
-    if (left == vocab.end() || right == vocab.end() || merged == vocab.end())
+    const std::string left_token = line.substr(0, space);
+    const std::string right_token = space == std::string::npos ? "" : line.substr(space + 1);
+    const auto left = vocab.find(left_token);
+    const auto right = vocab.find(right_token);
+    const auto merged = vocab.find(left_token + right_token);
+    if (space == std::string::npos || left == vocab.end() || right == vocab.end() || merged == vocab.end())
       throw std::invalid_argument("BPE merges '" + path + "' line " + std::to_string(line_no) + " ('" + line +
                                   "'): not two tokens of the vocabulary whose join is one too");
     merges_[pair_key(left->second, right->second)] = Merge{rank++, merged->second};  // a repeat wins, as in HF

@@ -109,7 +109,8 @@ void normalize_into(utf8proc_int32_t c, const WordPieceOptions& o, WordCollector
 }
 
 // Calls on_word for each pre-tokenised word of the normalised text.
-void for_each_word(const std::string& text, const WordPieceOptions& o, std::function<void(const std::string&)> on_word) {
+void for_each_word(const std::string& text, const WordPieceOptions& o,
+                   std::function<void(const std::string&)> on_word) {
   WordCollector words(std::move(on_word));
   const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
   size_t pos = 0;
