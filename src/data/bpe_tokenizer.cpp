@@ -70,9 +70,11 @@ struct BpeTokenizer::Pattern {
   ~Pattern() { pcre2_code_free(code); }
 };
 
-BpeTokenizer::BpeTokenizer(const std::string& vocab_json_path, const std::string& merges_path)
+BpeTokenizer::BpeTokenizer(const std::string& vocab_json_path, const std::string& merges_path,
+                           const std::vector<std::string>& special_tokens)
     : source_(vocab_json_path + " + " + merges_path), pattern_(std::make_unique<Pattern>()) {
   const auto vocab = load_vocab_json(vocab_json_path);
+  specials_ = SpecialTokens(special_tokens, vocab);
   for (const auto& entry : vocab) id_end_ = std::max(id_end_, entry.second + 1);
   const auto byte_chars = bytes_to_unicode();
   for (int b = 0; b < 256; ++b) {
@@ -116,6 +118,14 @@ void BpeTokenizer::load_merges(const std::string& path, const std::unordered_map
 
 std::vector<int64_t> BpeTokenizer::encode(const std::string& text) const {
   std::vector<int64_t> ids;
+  specials_.encode(text, ids, [this](const std::string& segment, std::vector<int64_t>& out) {
+    append_text_ids(segment, out);
+  });
+  return ids;
+}
+
+// Pre-tokenises with GPT-2's pattern and appends each piece's BPE ids.
+void BpeTokenizer::append_text_ids(const std::string& text, std::vector<int64_t>& ids) const {
   std::unique_ptr<pcre2_match_data, decltype(&pcre2_match_data_free)> match(
       pcre2_match_data_create_from_pattern(pattern_->code, nullptr), &pcre2_match_data_free);
   const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
@@ -130,7 +140,6 @@ std::vector<int64_t> BpeTokenizer::encode(const std::string& text) const {
     append_word_ids(text.substr(span[0], span[1] - span[0]), ids);
     pos = span[1];
   }
-  return ids;
 }
 
 void BpeTokenizer::append_word_ids(const std::string& word, std::vector<int64_t>& ids) const {

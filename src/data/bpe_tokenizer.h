@@ -9,6 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "data/special_tokens.h"
 #include "data/tokenizer.h"
 
 namespace tune {
@@ -17,7 +18,9 @@ class BpeTokenizer : public Tokenizer {
  public:
   // Throws std::invalid_argument naming the file when either is unreadable or malformed, or when a merge
   // or a byte has no vocabulary entry.
-  BpeTokenizer(const std::string& vocab_json_path, const std::string& merges_path);
+  // special_tokens: matched verbatim in a text and given their own id (GPT-2: <|endoftext|>).
+  BpeTokenizer(const std::string& vocab_json_path, const std::string& merges_path,
+               const std::vector<std::string>& special_tokens);
   ~BpeTokenizer() override;
   std::vector<int64_t> encode(const std::string& text) const override;
   std::string describe() const override;
@@ -31,11 +34,13 @@ class BpeTokenizer : public Tokenizer {
   void load_merges(const std::string& merges_path, const std::unordered_map<std::string, int64_t>& vocab);
   std::vector<int64_t> bpe(const std::string& word) const;
   void append_word_ids(const std::string& word, std::vector<int64_t>& ids) const;
+  void append_text_ids(const std::string& text, std::vector<int64_t>& ids) const;
 
   std::string source_;
   std::array<int64_t, 256> byte_ids_{};                    // id of each byte's bytes_to_unicode character
   std::unordered_map<uint64_t, Merge> merges_;             // (left id << 32 | right id) -> rank, result
   int64_t id_end_ = 0;
+  SpecialTokens specials_;
   struct Pattern;
   std::unique_ptr<Pattern> pattern_;                       // the compiled pre-tokenisation regex
   mutable std::mutex cache_mutex_;

@@ -10,8 +10,7 @@ namespace tune {
 namespace {
 
 constexpr int64_t kFairseqOffset = 1;
-constexpr int64_t kFairseqUnkId = 3;     // <s>=0 <pad>=1 </s>=2 <unk>=3
-constexpr int64_t kFairseqSpecials = 4;  // fairseq ids below this are the four above
+constexpr int64_t kFairseqUnkId = 3;  // <s>=0 <pad>=1 </s>=2 <unk>=3, then pieces from 4, then <mask>
 
 }  // namespace
 
@@ -20,35 +19,41 @@ SentencePieceTokenizer::SentencePieceTokenizer(const std::string& model_path, Se
   const auto status = processor_->Load(model_path);
   if (!status.ok())
     throw std::invalid_argument("SentencePiece model '" + model_path + "' cannot be loaded: " + status.ToString());
+  if (ids_ == SentencePieceIds::fairseq)
+    specials_ = SpecialTokens({"<s>", "<pad>", "</s>", "<unk>", "<mask>"},
+                              {{"<s>", 0}, {"<pad>", 1}, {"</s>", 2}, {"<unk>", kFairseqUnkId}, {"<mask>", id_end() - 1}});
 }
 
 SentencePieceTokenizer::~SentencePieceTokenizer() = default;
 
 std::vector<int64_t> SentencePieceTokenizer::encode(const std::string& text) const {
   std::vector<int64_t> ids;
+  const auto append = [this](const std::string& segment, std::vector<int64_t>& out) {
+    append_piece_ids(segment, out);
+  };
   for (size_t start = 0; start <= text.size();) {
     size_t end = text.find('\n', start);
     if (end == std::string::npos) end = text.size();
-    if (end > start) append_line_ids(text.substr(start, end - start), ids);
+    if (end > start) specials_.encode(text.substr(start, end - start), ids, append);
     start = end + 1;
   }
   return ids;
 }
 
-void SentencePieceTokenizer::append_line_ids(const std::string& line, std::vector<int64_t>& ids) const {
+// XLM-R's ids as Hugging Face maps them: SentencePiece's <unk> (id 0) is fairseq's <unk>, others shift by one.
+void SentencePieceTokenizer::append_piece_ids(const std::string& text, std::vector<int64_t>& ids) const {
   std::vector<int> piece_ids;
-  const auto status = processor_->Encode(line, &piece_ids);
+  const auto status = processor_->Encode(text, &piece_ids);
   if (!status.ok()) throw std::invalid_argument("SentencePiece cannot encode a line: " + status.ToString());
-  const int unk = processor_->unk_id();
   for (const int id : piece_ids) {
     if (ids_ == SentencePieceIds::as_is) ids.push_back(id);
-    else ids.push_back(id == unk ? kFairseqUnkId : id + kFairseqOffset);
+    else ids.push_back(id == 0 ? kFairseqUnkId : id + kFairseqOffset);
   }
 }
 
 int64_t SentencePieceTokenizer::id_end() const {
-  const int64_t size = processor_->GetPieceSize();
-  return ids_ == SentencePieceIds::as_is ? size : std::max(size + kFairseqOffset, kFairseqSpecials);
+  const int64_t pieces = processor_->GetPieceSize();
+  return ids_ == SentencePieceIds::as_is ? pieces : pieces + kFairseqOffset + 1;  // + 1: <mask>
 }
 
 std::string SentencePieceTokenizer::describe() const {

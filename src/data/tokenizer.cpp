@@ -29,6 +29,9 @@ std::string HashWordTokenizer::describe() const {
 
 namespace {
 
+const std::vector<std::string> kGpt2Specials = {"<|endoftext|>"};
+const std::vector<std::string> kRobertaSpecials = {"<s>", "<pad>", "</s>", "<unk>", "<mask>"};
+
 // tokenizer_config.json, when the folder has one (HF's saved tokenizers do); an empty object otherwise.
 nlohmann::json read_tokenizer_config(const fs::path& dir) {
   const fs::path path = dir / "tokenizer_config.json";
@@ -69,7 +72,8 @@ std::unique_ptr<Tokenizer> tokenizer_from_files(const ModelConfig& model, const 
   const std::string& f = model.family;
   if ((f == "bert" || f == "distilbert") && has(dir, "vocab.txt")) return make_wordpiece(model, dir);
   if ((f == "gpt2" || f == "roberta") && has(dir, "vocab.json") && has(dir, "merges.txt"))
-    return std::make_unique<BpeTokenizer>((dir / "vocab.json").string(), (dir / "merges.txt").string());
+    return std::make_unique<BpeTokenizer>((dir / "vocab.json").string(), (dir / "merges.txt").string(),
+                                          f == "gpt2" ? kGpt2Specials : kRobertaSpecials);
   if (f == "roberta" && has(dir, "sentencepiece.bpe.model"))
     return std::make_unique<SentencePieceTokenizer>((dir / "sentencepiece.bpe.model").string(),
                                                     SentencePieceIds::fairseq);

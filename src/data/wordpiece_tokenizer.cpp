@@ -143,11 +143,14 @@ WordPieceTokenizer::WordPieceTokenizer(const std::string& vocab_path, const Word
     throw std::invalid_argument("WordPiece vocabulary '" + vocab_path + "' lacks the unknown token '" +
                                 options_.unk_token + "'");
   unk_id_ = unk->second;
+  specials_ = SpecialTokens(options_.special_tokens, vocab_);
 }
 
 std::vector<int64_t> WordPieceTokenizer::encode(const std::string& text) const {
   std::vector<int64_t> ids;
-  for_each_word(text, options_, [&](const std::string& word) { append_word_ids(word, ids); });
+  specials_.encode(text, ids, [this](const std::string& segment, std::vector<int64_t>& out) {
+    for_each_word(segment, options_, [&](const std::string& word) { append_word_ids(word, out); });
+  });
   return ids;
 }
 

@@ -6,6 +6,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "data/special_tokens.h"
 #include "data/tokenizer.h"
 
 namespace tune {
@@ -16,6 +17,7 @@ struct WordPieceOptions {
   bool split_cjk = true;       // every CJK ideograph its own word
   std::string unk_token = "[UNK]";
   int max_chars_per_word = 100;  // longer words become unk_token
+  std::vector<std::string> special_tokens = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};  // matched verbatim
 };
 
 class WordPieceTokenizer : public Tokenizer {
@@ -32,6 +34,7 @@ class WordPieceTokenizer : public Tokenizer {
   std::string vocab_path_;
   WordPieceOptions options_;
   std::unordered_map<std::string, int64_t> vocab_;
+  SpecialTokens specials_;
   int64_t unk_id_ = 0;
   int64_t id_end_ = 0;
 };

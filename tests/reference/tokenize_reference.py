@@ -3,7 +3,7 @@
 # sentencepiece package encode the texts of a JSON list; prints one JSON list of id lists (no special tokens).
 """Usage:
   tokenize_reference.py wordpiece VOCAB_TXT LOWERCASE(0|1) TEXTS_JSON
-  tokenize_reference.py bpe VOCAB_JSON MERGES_TXT TEXTS_JSON
+  tokenize_reference.py bpe FOLDER TEXTS_JSON   (transformers GPT2TokenizerFast from vocab.json, merges.txt)
   tokenize_reference.py spm-train CORPUS_TXT VOCAB_SIZE SEED OUT_MODEL
   tokenize_reference.py spm MODEL TEXTS_JSON        (T5: sentencepiece ids as they are)
   tokenize_reference.py xlmr MODEL TEXTS_JSON       (transformers XLMRobertaTokenizer from the model)
@@ -28,10 +28,10 @@ def wordpiece(vocab, lowercase, texts_path):
     return [e.ids for e in tok.encode_batch(read_texts(texts_path), add_special_tokens=False)]
 
 
-def bpe(vocab_json, merges, texts_path):
-    from tokenizers import ByteLevelBPETokenizer
-    tok = ByteLevelBPETokenizer(vocab_json, merges)
-    return [e.ids for e in tok.encode_batch(read_texts(texts_path), add_special_tokens=False)]
+def bpe(folder, texts_path):
+    from transformers import GPT2TokenizerFast
+    tok = GPT2TokenizerFast.from_pretrained(folder)  # a local folder: no download
+    return [tok.encode(t, add_special_tokens=False) for t in read_texts(texts_path)]
 
 
 def spm_train(corpus, vocab_size, seed, out_model):
