@@ -121,6 +121,14 @@ void expect_parity(const std::string& label, const Tokenizer& tokenizer, const s
 
 std::string quoted(const fs::path& p) { return "'" + p.string() + "'"; }
 
+ModelConfig model_of(const std::string& family, int vocab_size, const std::string& name = "m") {
+  ModelConfig model;
+  model.name = name;
+  model.family = family;
+  model.vocab_size = vocab_size;
+  return model;
+}
+
 TEST(TokenizerParity, WordPieceUncasedMatchesHuggingFace) {
   const fs::path vocab = kShared / "tokenizers" / "bert-base-uncased" / "vocab.txt";
   const auto texts = parity_texts();
@@ -141,6 +149,20 @@ TEST(TokenizerParity, Gpt2BpeMatchesHuggingFace) {
   const BpeTokenizer ours((dir / "vocab.json").string(), (dir / "merges.txt").string(), {"<|endoftext|>"});
   const auto expected = reference_ids("bpe " + quoted(dir), texts);
   expect_parity("gpt2 byte-level bpe", ours, texts, expected);
+}
+
+// RoBERTa's files are GPT-2's merges and vocabulary plus its five special tokens: built from GPT-2's here.
+TEST(TokenizerParity, RobertaBpeWithSpecialTokensMatchesHuggingFace) {
+  const fs::path gpt2 = kShared / "tokenizers" / "gpt2";
+  const fs::path dir = testing::temp_dir("roberta");
+  auto vocab = nlohmann::json::parse(read_text(gpt2 / "vocab.json"));
+  auto next_id = static_cast<int64_t>(vocab.size());
+  for (const char* token : {"<s>", "<pad>", "</s>", "<unk>", "<mask>"}) vocab[token] = next_id++;
+  testing::write_file(dir / "vocab.json", vocab.dump());
+  fs::copy_file(gpt2 / "merges.txt", dir / "merges.txt");
+  const auto texts = parity_texts();
+  const auto ours = make_tokenizer(model_of("roberta", 50262), dir.string());
+  expect_parity("roberta byte-level bpe", *ours, texts, reference_ids("roberta " + quoted(dir), texts));
 }
 
 // A unigram SentencePiece model trained (seed 0) on Moby Dick by the python package, shared by the tests below.
@@ -184,14 +206,6 @@ TEST_F(SentencePieceParity, XlmRobertaIdsMatchTransformers) {
   const auto texts = without_nel(parity_texts());
   const SentencePieceTokenizer ours(model().string(), SentencePieceIds::fairseq);
   expect_parity("sentencepiece (xlm-r fairseq ids)", ours, texts, reference_ids("xlmr " + quoted(model()), texts));
-}
-
-ModelConfig model_of(const std::string& family, int vocab_size, const std::string& name = "m") {
-  ModelConfig model;
-  model.name = name;
-  model.family = family;
-  model.vocab_size = vocab_size;
-  return model;
 }
 
 // A small vocabulary where greedy longest-match-first and the [UNK] rules are visible.

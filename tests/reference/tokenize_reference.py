@@ -4,6 +4,7 @@
 """Usage:
   tokenize_reference.py wordpiece VOCAB_TXT LOWERCASE(0|1) TEXTS_JSON
   tokenize_reference.py bpe FOLDER TEXTS_JSON   (transformers GPT2TokenizerFast from vocab.json, merges.txt)
+  tokenize_reference.py roberta FOLDER TEXTS_JSON   (transformers RobertaTokenizerFast, same files)
   tokenize_reference.py spm-train CORPUS_TXT VOCAB_SIZE SEED OUT_MODEL
   tokenize_reference.py spm MODEL TEXTS_JSON        (T5: sentencepiece ids as they are)
   tokenize_reference.py xlmr MODEL TEXTS_JSON       (transformers XLMRobertaTokenizer from the model)
@@ -31,6 +32,12 @@ def wordpiece(vocab, lowercase, texts_path):
 def bpe(folder, texts_path):
     from transformers import GPT2TokenizerFast
     tok = GPT2TokenizerFast.from_pretrained(folder)  # a local folder: no download
+    return [tok.encode(t, add_special_tokens=False) for t in read_texts(texts_path)]
+
+
+def roberta(folder, texts_path):
+    from transformers import RobertaTokenizerFast
+    tok = RobertaTokenizerFast.from_pretrained(folder)
     return [tok.encode(t, add_special_tokens=False) for t in read_texts(texts_path)]
 
 
@@ -65,7 +72,7 @@ def xlmr_ids(model, texts_path):
         return [by_lines(encode, t) for t in read_texts(texts_path)]
 
 
-COMMANDS = {"wordpiece": wordpiece, "bpe": bpe, "spm-train": spm_train, "spm": spm_ids, "xlmr": xlmr_ids}
+COMMANDS = {"wordpiece": wordpiece, "bpe": bpe, "roberta": roberta, "spm-train": spm_train, "spm": spm_ids, "xlmr": xlmr_ids}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
