@@ -67,6 +67,14 @@ TEST(Cli, UnknownModelIsAClearError) {
   EXPECT_NE(r.output.find("unknown model 'bert-gigantic'"), std::string::npos) << r.output;
 }
 
+TEST(Cli, TokenizerFolderWithoutFilesIsAClearError) {
+  const auto dir = temp_dir("cli");
+  const CliRun r = tune_cli("--model bert-tiny --tokenizer " + dir.string() + " --db " + (dir / "t.db").string());
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("'" + dir.string() + "'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("vocab.txt"), std::string::npos) << r.output;
+}
+
 TEST(Cli, UnreadableDatabaseIsAClearError) {
   const auto dir = temp_dir("cli");
   const std::string junk = write_file(dir / "junk.db", std::string(4096, 'z'));

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "data/tokenizer.h"
 #include "engine/search_engine.h"
 #include "instance/torch_instance.h"
 #include "report/summary_report.h"
@@ -75,6 +76,7 @@ SearchRequest request_from(const po::variables_map& vm) {
   request.seed = vm["seed"].as<uint64_t>();
   request.corpus_path = vm["corpus"].as<std::string>();
   request.tokenizer_dir = vm["tokenizer"].as<std::string>();
+  make_tokenizer(request.model, request.tokenizer_dir);  // a wrong folder fails now, not in every trial
   request.dataset_path = vm["dataset"].as<std::string>();
   request.weights_dir = vm["weights"].as<std::string>();
   request.runs_dir = runs_dir_for_database(vm["db"].as<std::string>());

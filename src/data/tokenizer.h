@@ -17,6 +17,8 @@ class Tokenizer {
   virtual std::vector<int64_t> encode(const std::string& text) const = 0;
   // For the output: which tokenizer and files, or that the fallback is in use.
   virtual std::string describe() const = 0;
+  // One past the largest id encode() can return (checked against the model's vocab_size).
+  virtual int64_t id_end() const = 0;
 };
 
 // The fallback: lowercased words and punctuation (split_words), each mapped by a stable hash to an id
@@ -26,13 +28,17 @@ class HashWordTokenizer : public Tokenizer {
   explicit HashWordTokenizer(const ModelConfig& model);
   std::vector<int64_t> encode(const std::string& text) const override;
   std::string describe() const override;
+  int64_t id_end() const override { return end_id_; }
 
  private:
   int64_t first_id_, end_id_;
 };
 
-// tokenizer_dir empty: the fallback. Otherwise the family's tokenizer from that folder.
-// Throws std::invalid_argument naming the folder and the files expected there.
+// tokenizer_dir empty: the fallback. Otherwise the family's tokenizer, chosen by the files in that folder:
+// vocab.txt (bert, distilbert: WordPiece), vocab.json + merges.txt (gpt2, roberta: byte-level BPE),
+// spiece.model (t5) or sentencepiece.bpe.model (roberta, i.e. XLM-R: fairseq ids): SentencePiece.
+// Throws std::invalid_argument naming the folder and the files expected there, or when the tokenizer's
+// ids do not fit the model's vocab_size.
 std::unique_ptr<Tokenizer> make_tokenizer(const ModelConfig& model, const std::string& tokenizer_dir);
 
 }  // namespace tune
