@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "util/hash.h"
+#include "util/paths.h"
 
 namespace fs = std::filesystem;
 
@@ -61,6 +62,8 @@ Corpus load_corpus(const std::string& path) {
 
 Corpus load_default_corpus() {
   if (const char* path = std::getenv("TUNE_CORPUS"); path && *path) return load_corpus(path);
+  const fs::path project = fs::path(tune_home()) / "corpus";
+  if (fs::is_directory(project) && !fs::is_empty(project)) return load_corpus(project.string());
   return load_corpus("/usr/share/common-licenses");
 }
 

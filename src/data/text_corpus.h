@@ -16,8 +16,9 @@ struct Corpus {
 // naming the path when it is missing or holds no text.
 Corpus load_corpus(const std::string& path);
 
-// The default corpus: $TUNE_CORPUS if set, else the licence texts every Debian system ships in
-// /usr/share/common-licenses (real English prose, present without ../shared or any download).
+// The default corpus: $TUNE_CORPUS if set; else corpus/ in the project (scripts/setup writes the King
+// James Bible there from Debian's bible-kjv); else the licence texts every Debian system ships in
+// /usr/share/common-licenses. All real English prose, none of it from ../shared.
 Corpus load_default_corpus();
 
 // Lowercased words and single punctuation marks, in order.

@@ -115,13 +115,25 @@ TrialResult run_trial_body(const TrialSpec& spec) {
   return r;
 }
 
+// Intra-op threads from the instance. The inter-op pool can be sized once per process, before any
+// parallel work: a trial process does it first; a second in-process trial (tests) keeps the first size.
+void set_trial_threads(int threads) {
+  at::set_num_threads(threads);
+  static const bool interop_sized = [] {
+    try {
+      at::set_num_interop_threads(1);
+      return true;
+    } catch (const c10::Error&) {
+      return false;
+    }
+  }();
+  (void)interop_sized;
+}
+
 }  // namespace
 
 TrialResult run_trial_in_process(const TrialSpec& spec) {
-  if (spec.threads > 0) {
-    at::set_num_threads(spec.threads);
-    at::set_num_interop_threads(1);
-  }
+  if (spec.threads > 0) set_trial_threads(spec.threads);
   if (!cap_device_memory(spec.device, spec.memory_limit_bytes))
     return failed_result(TrialStatus::invalid, "setup", "cannot cap " + spec.device + " memory at " +
                                                             std::to_string(spec.memory_limit_bytes) + " bytes");
