@@ -4,7 +4,9 @@
 
 #include <stdexcept>
 
+#include "data/causal_lm_batcher.h"
 #include "data/mlm_batcher.h"
+#include "data/span_corruption_batcher.h"
 
 namespace tune {
 
@@ -12,7 +14,12 @@ std::unique_ptr<BatchSource> make_batch_source(const ModelConfig& model, Trainin
                                                int batch_size, uint64_t seed) {
   if (model.task == "masked_lm")
     return std::make_unique<MlmBatcher>(std::move(data.stream), model, seq_len, batch_size, seed);
-  throw std::invalid_argument(model.source_path + ": task '" + model.task + "' has no batch source (expected masked_lm)");
+  if (model.task == "causal_lm")
+    return std::make_unique<CausalLmBatcher>(std::move(data.stream), model, seq_len, batch_size, seed);
+  if (model.task == "span_corruption")
+    return std::make_unique<SpanCorruptionBatcher>(std::move(data.stream), model, seq_len, batch_size, seed);
+  throw std::invalid_argument(model.source_path + ": task '" + model.task +
+                              "' has no batch source (expected masked_lm, causal_lm or span_corruption)");
 }
 
 }  // namespace tune

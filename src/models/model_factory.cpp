@@ -5,6 +5,8 @@
 #include <stdexcept>
 
 #include "models/bert.h"
+#include "models/gpt2.h"
+#include "models/t5.h"
 #include "models/hf_weights.h"
 
 namespace tune {
@@ -19,11 +21,31 @@ TrainableModel build_bert(const ModelConfig& config) {
           {"position_ids", "cls.predictions.decoder.weight", "cls.predictions.decoder.bias"}};
 }
 
+TrainableModel build_gpt2(const ModelConfig& config) {
+  auto impl = GPT2LMHeadModel(config).ptr();
+  return {impl, [impl](const Batch& b) { return impl->loss(b.input_ids, b.attention_mask, b.labels); },
+          [impl](const Batch& b) { return impl->forward(b.input_ids, b.attention_mask); },
+          {"attn.bias", "attn.masked_bias", "lm_head.weight"}};
+}
+
+TrainableModel build_t5(const ModelConfig& config) {
+  auto impl = T5ForConditionalGeneration(config).ptr();
+  auto decoder_ids = [impl](const Batch& b) {
+    return b.decoder_input_ids.defined() ? b.decoder_input_ids : impl->shift_right(b.labels);
+  };
+  return {impl,
+          [impl](const Batch& b) { return impl->loss(b.input_ids, b.attention_mask, b.decoder_input_ids, b.labels); },
+          [impl, decoder_ids](const Batch& b) { return impl->forward(b.input_ids, b.attention_mask, decoder_ids(b)); },
+          {"lm_head.weight", "encoder.embed_tokens.weight", "decoder.embed_tokens.weight"}};
+}
+
 }  // namespace
 
 TrainableModel build_model(const ModelConfig& config, uint64_t seed) {
   torch::manual_seed(seed);
   if (config.family == "bert") return build_bert(config);
+  if (config.family == "gpt2") return build_gpt2(config);
+  if (config.family == "t5") return build_t5(config);
   throw std::invalid_argument("model family '" + config.family + "' of " + config.name +
                               " is not implemented in this build");
 }

@@ -51,9 +51,14 @@ def inputs_for(spec, batch, seq):
         labels[0, 1] = ids[0, 1]
         out["labels"] = labels
     elif task == "causal_lm":
-        out["labels"] = ids.clone()
+        mask[-1, -3:] = 0  # right padding in the last row, unscored as a collator leaves it
+        labels = ids.clone()
+        labels[-1, -3:] = -100
+        out["labels"] = labels
     elif task == "span_corruption":
+        mask[-1, -3:] = 0  # padded encoder tail: cross-attention must not see it
         target = word_ids(spec, gen, (batch, max(4, seq // 4)))
+        target[-1, -1] = -100
         out["labels"] = target
     elif task == "sequence_classification":
         out["labels"] = torch.tensor([i % spec["config"].get("num_labels", 2) for i in range(batch)])
