@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "data/classification_batcher.h"
 #include "data/mlm_batcher.h"
 
 namespace tune {
@@ -12,7 +13,10 @@ std::unique_ptr<BatchSource> make_batch_source(const ModelConfig& model, Trainin
                                                int batch_size, uint64_t seed) {
   if (model.task == "masked_lm")
     return std::make_unique<MlmBatcher>(std::move(data.stream), model, seq_len, batch_size, seed);
-  throw std::invalid_argument(model.source_path + ": task '" + model.task + "' has no batch source (expected masked_lm)");
+  if (model.task == "sequence_classification")
+    return std::make_unique<ClassificationBatcher>(std::move(data.examples), model, seq_len, batch_size, seed);
+  throw std::invalid_argument(model.source_path + ": task '" + model.task +
+                              "' has no batch source (expected masked_lm or sequence_classification)");
 }
 
 }  // namespace tune

@@ -5,7 +5,9 @@
 #include <stdexcept>
 
 #include "models/bert.h"
+#include "models/distilbert.h"
 #include "models/hf_weights.h"
+#include "models/roberta.h"
 
 namespace tune {
 
@@ -24,6 +26,8 @@ TrainableModel build_bert(const ModelConfig& config) {
 TrainableModel build_model(const ModelConfig& config, uint64_t seed) {
   torch::manual_seed(seed);
   if (config.family == "bert") return build_bert(config);
+  if (config.family == "roberta") return build_roberta(config);
+  if (config.family == "distilbert") return build_distilbert(config);
   throw std::invalid_argument("model family '" + config.family + "' of " + config.name +
                               " is not implemented in this build");
 }
