@@ -11,9 +11,9 @@ namespace tune {
 CausalLmBatcher::CausalLmBatcher(std::vector<int64_t> token_ids, const ModelConfig& config, int seq_len,
                                  int batch_size, uint64_t seed)
     : tokens_(std::move(token_ids)), config_(config), seq_len_(seq_len), batch_size_(batch_size), rng_(seed) {
-  if (seq_len < 2 || seq_len > config.max_position_embeddings)
+  if (seq_len < 2 || seq_len > config.max_sequence_length())
     throw std::invalid_argument("sequence length " + std::to_string(seq_len) + ": expected 2.." +
-                                std::to_string(config.max_position_embeddings) + " for " + config.name);
+                                std::to_string(config.max_sequence_length()) + " for " + config.name);
   if (batch_size < 1) throw std::invalid_argument("batch size " + std::to_string(batch_size) + ": expected >= 1");
 }
 

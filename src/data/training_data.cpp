@@ -2,10 +2,58 @@
 // or the fallback; the description goes to the trial log so a user sees which one was used.
 #include "data/training_data.h"
 
+#include <algorithm>
+#include <stdexcept>
+
+#include "data/classification_csv.h"
 #include "data/text_corpus.h"
 #include "data/tokenizer.h"
 
 namespace tune {
+namespace {
+
+// Classification examples from spec.dataset_path; labels beyond the model's num_labels are a user error.
+std::vector<LabelledExample> csv_examples(const TrialSpec& spec, const Tokenizer& tokenizer, std::string* description) {
+  const ClassificationDataset csv = read_classification_csv(spec.dataset_path);
+  std::string labels;
+  for (size_t i = 0; i < csv.label_names.size(); ++i)
+    labels += (i ? ", " : "") + csv.label_names[i] + "=" + std::to_string(i);
+  if (static_cast<int>(csv.label_names.size()) > spec.model.num_labels)
+    throw std::invalid_argument("dataset '" + csv.source + "' has " + std::to_string(csv.label_names.size()) +
+                                " labels (" + labels + ") but " + spec.model.source_path + " has config.num_labels " +
+                                std::to_string(spec.model.num_labels));
+  std::vector<LabelledExample> examples;
+  for (size_t i = 0; i < csv.texts.size(); ++i) examples.push_back({tokenizer.encode(csv.texts[i]), csv.labels[i]});
+  if (description)
+    *description = "dataset " + csv.source + " (" + std::to_string(examples.size()) + " examples, text column '" +
+                   csv.text_column + "', label column '" + csv.label_column + "': " + labels + ")";
+  return examples;
+}
+
+// The fallback needing no dataset: the corpus's sentences (ended by . ! ? or a blank line, 4+ tokens), each
+// labelled by which of num_labels equal slices of the text it starts in. Different parts of a corpus use
+// different words (other licences, other decades), so the label is learnable from the text.
+std::vector<LabelledExample> corpus_part_examples(const Corpus& corpus, const Tokenizer& tokenizer, int num_labels,
+                                                  std::string* description) {
+  std::vector<LabelledExample> examples;
+  const std::string& text = corpus.text;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool blank_line = text[i] == '\n' && i + 1 < text.size() && text[i + 1] == '\n';
+    if (text[i] != '.' && text[i] != '!' && text[i] != '?' && !blank_line && i + 1 != text.size()) continue;
+    auto ids = tokenizer.encode(text.substr(start, i + 1 - start));
+    const int label = static_cast<int>(static_cast<double>(start) / static_cast<double>(text.size()) * num_labels);
+    if (ids.size() >= 4) examples.push_back({std::move(ids), std::min(label, num_labels - 1)});
+    start = i + 1;
+  }
+  if (examples.empty()) throw std::invalid_argument("corpus '" + corpus.source + "' holds no sentences of 4+ words");
+  if (description)
+    *description = "no dataset given: " + std::to_string(examples.size()) + " sentences of corpus " + corpus.source +
+                   ", labelled by which of " + std::to_string(num_labels) + " equal parts of the text they come from";
+  return examples;
+}
+
+}  // namespace
 
 TrainingData load_training_data(const TrialSpec& spec, std::string* description) {
   TrainingData data;
@@ -14,7 +62,18 @@ TrainingData load_training_data(const TrialSpec& spec, std::string* description)
     return data;
   }
   const auto tokenizer = make_tokenizer(spec.model, spec.tokenizer_dir);
+  const bool classification = spec.model.task == "sequence_classification";
+  if (classification && !spec.dataset_path.empty()) {
+    data.examples = csv_examples(spec, *tokenizer, description);
+    if (description) *description += "; " + tokenizer->describe();
+    return data;
+  }
   const Corpus corpus = spec.corpus_path.empty() ? load_default_corpus() : load_corpus(spec.corpus_path);
+  if (classification) {
+    data.examples = corpus_part_examples(corpus, *tokenizer, spec.model.num_labels, description);
+    if (description) *description += "; " + tokenizer->describe();
+    return data;
+  }
   data.stream = tokenizer->encode(corpus.text);
   if (description)
     *description = "corpus " + corpus.source + " (" + std::to_string(data.stream.size()) + " tokens); " +

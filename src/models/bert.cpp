@@ -5,18 +5,27 @@
 #include <cmath>
 
 namespace tune {
-namespace {
-
 torch::nn::LayerNorm make_layer_norm(const ModelConfig& c) {
   return torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.hidden_size}).eps(c.layer_norm_eps));
 }
 
-// An empty module that only gives its children a path segment, like HF's wrapper modules.
 std::shared_ptr<torch::nn::Module> container(torch::nn::Module& parent, const std::string& name) {
   return parent.register_module(name, std::make_shared<torch::nn::Module>());
 }
 
-}  // namespace
+torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask) {
+  const auto keep = attention_mask.unsqueeze(1).unsqueeze(2).to(torch::kFloat);
+  return (1.0 - keep) * std::numeric_limits<float>::lowest();
+}
+
+torch::Tensor multi_head_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                                   const torch::Tensor& additive_mask, int num_heads, torch::nn::Dropout& dropout) {
+  const int64_t batch = q.size(0), seq = q.size(1), head_dim = q.size(2) / num_heads;
+  auto heads = [&](const torch::Tensor& t) { return t.view({batch, seq, num_heads, head_dim}).transpose(1, 2); };
+  auto scores = torch::matmul(heads(q), heads(k).transpose(-1, -2)) / std::sqrt(static_cast<double>(head_dim));
+  auto probs = dropout(torch::softmax(scores + additive_mask, -1));
+  return torch::matmul(probs, heads(v)).transpose(1, 2).reshape({batch, seq, num_heads * head_dim});
+}
 
 BertEmbeddingsImpl::BertEmbeddingsImpl(const ModelConfig& c) {
   word_embeddings = register_module(
@@ -43,12 +52,7 @@ BertSelfAttentionImpl::BertSelfAttentionImpl(const ModelConfig& c)
 }
 
 torch::Tensor BertSelfAttentionImpl::forward(const torch::Tensor& hidden, const torch::Tensor& additive_mask) {
-  const int64_t batch = hidden.size(0), seq = hidden.size(1);
-  auto heads = [&](const torch::Tensor& t) { return t.view({batch, seq, num_heads, head_dim}).transpose(1, 2); };
-  const auto q = heads(query(hidden)), k = heads(key(hidden)), v = heads(value(hidden));
-  auto scores = torch::matmul(q, k.transpose(-1, -2)) / std::sqrt(static_cast<double>(head_dim));
-  auto probs = dropout(torch::softmax(scores + additive_mask, -1));
-  return torch::matmul(probs, v).transpose(1, 2).reshape({batch, seq, num_heads * head_dim});
+  return multi_head_attention(query(hidden), key(hidden), value(hidden), additive_mask, num_heads, dropout);
 }
 
 BertResidualOutputImpl::BertResidualOutputImpl(int64_t in_features, const ModelConfig& c) {
@@ -98,9 +102,7 @@ BertForMaskedLMImpl::BertForMaskedLMImpl(const ModelConfig& c) : config(c) {
 
 torch::Tensor BertForMaskedLMImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
                                            const torch::Tensor& attention_mask) {
-  // HF's extended mask: 0 where attended, the dtype's minimum where masked, broadcast over heads and queries.
-  const auto keep = attention_mask.unsqueeze(1).unsqueeze(2).to(torch::kFloat);
-  const auto additive_mask = (1.0 - keep) * std::numeric_limits<float>::lowest();
+  const auto additive_mask = additive_attention_mask(attention_mask);
   auto h = embeddings(input_ids, token_type_ids);
   for (auto& layer : layers) h = layer(h, additive_mask);
   h = transform_LayerNorm(torch::gelu(transform_dense(h)));

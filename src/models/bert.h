@@ -70,6 +70,19 @@ struct BertForMaskedLMImpl : torch::nn::Module {
 TORCH_MODULE(BertForMaskedLM);
 
 // HF's _init_weights for BERT: normal(0, initializer_range) weights, zero biases, unit LayerNorm.
+// RoBERTa and DistilBERT share it (their _init_weights add nothing a zero-initialised bias lacks).
 void init_bert_weights(torch::nn::Module& module, double initializer_range);
+
+// Pieces the other encoder families (roberta.cpp, distilbert.cpp) share with BERT.
+// An empty module that only gives its children a path segment, like HF's wrapper modules.
+std::shared_ptr<torch::nn::Module> container(torch::nn::Module& parent, const std::string& name);
+torch::nn::LayerNorm make_layer_norm(const ModelConfig& c);
+// HF's extended mask from a [batch, seq] 0/1 mask: 0 where attended, the float minimum where masked,
+// shaped [batch, 1, 1, seq] to broadcast over heads and queries.
+torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask);
+// HF's eager attention on projected q, k, v [batch, seq, heads * head_dim]: softmax(q k^T / sqrt(d) + mask),
+// dropout on the probabilities, heads merged back to [batch, seq, heads * head_dim].
+torch::Tensor multi_head_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
+                                   const torch::Tensor& additive_mask, int num_heads, torch::nn::Dropout& dropout);
 
 }  // namespace tune

@@ -57,6 +57,10 @@ struct ModelConfig {
   double hf_double(const std::string& key, double fallback) const;
   bool hf_bool(const std::string& key, bool fallback) const;
   std::string hf_string(const std::string& key, const std::string& fallback) const;
+  // The longest sequence the learned positions allow: RoBERTa's positions start after padding_idx.
+  int max_sequence_length() const {
+    return family == "roberta" ? max_position_embeddings - pad_token_id - 1 : max_position_embeddings;
+  }
   int word_id_end() const { return last_word_token_id >= 0 ? last_word_token_id + 1 : vocab_size; }
 
   // Stable hash of the architecture values (not of the name): keys studies in the store.

@@ -7,7 +7,9 @@
 #include "models/bert.h"
 #include "models/gpt2.h"
 #include "models/t5.h"
+#include "models/distilbert.h"
 #include "models/hf_weights.h"
+#include "models/roberta.h"
 
 namespace tune {
 
@@ -46,6 +48,8 @@ TrainableModel build_model(const ModelConfig& config, uint64_t seed) {
   if (config.family == "bert") return build_bert(config);
   if (config.family == "gpt2") return build_gpt2(config);
   if (config.family == "t5") return build_t5(config);
+  if (config.family == "roberta") return build_roberta(config);
+  if (config.family == "distilbert") return build_distilbert(config);
   throw std::invalid_argument("model family '" + config.family + "' of " + config.name +
                               " is not implemented in this build");
 }

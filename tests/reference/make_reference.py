@@ -43,10 +43,14 @@ def inputs_for(spec, batch, seq):
     mask = torch.ones(batch, seq, dtype=torch.long)
     task = spec.get("task", "masked_lm")
     out = {"input_ids": ids, "attention_mask": mask}
+    if task in ("masked_lm", "sequence_classification"):
+        # A padded tail in the last row, as a tokenizer pads: pad ids (RoBERTa's positions skip them) that
+        # the mask must hide.
+        mask[-1, -3:] = 0
+        ids[-1, -3:] = spec["config"].get("pad_token_id", 0)
     if task == "masked_lm":
-        mask[-1, -3:] = 0  # padded tail in the last row: the mask must hide it
         labels = torch.full_like(ids, -100)
-        pick = torch.rand(ids.shape, generator=gen) < 0.3
+        pick = (torch.rand(ids.shape, generator=gen) < 0.3) & (mask == 1)
         labels[pick] = ids[pick]
         labels[0, 1] = ids[0, 1]
         out["labels"] = labels
