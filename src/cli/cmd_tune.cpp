@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "data/tokenizer.h"
+#include "data/training_data.h"
 #include "engine/search_engine.h"
 #include "instance/torch_instance.h"
 #include "report/summary_report.h"
@@ -76,11 +76,23 @@ SearchRequest request_from(const po::variables_map& vm) {
   request.seed = vm["seed"].as<uint64_t>();
   request.corpus_path = vm["corpus"].as<std::string>();
   request.tokenizer_dir = vm["tokenizer"].as<std::string>();
-  make_tokenizer(request.model, request.tokenizer_dir);  // a wrong folder fails now, not in every trial
   request.dataset_path = vm["dataset"].as<std::string>();
   request.weights_dir = vm["weights"].as<std::string>();
   request.runs_dir = runs_dir_for_database(vm["db"].as<std::string>());
   return request;
+}
+
+// Loads and tokenizes the data once, as every trial will: a wrong folder or file fails now, not in every
+// trial, and the user sees which corpus and tokenizer (or fallback) the trials train on.
+std::string describe_training_data(const SearchRequest& request) {
+  TrialSpec probe;
+  probe.model = request.model;
+  probe.corpus_path = request.corpus_path;
+  probe.tokenizer_dir = request.tokenizer_dir;
+  probe.dataset_path = request.dataset_path;
+  std::string description;
+  load_training_data(probe, &description);
+  return description;
 }
 
 void print_result(const po::variables_map& vm, const SearchRequest& request, const SearchSummary& summary,
@@ -113,12 +125,14 @@ int run_tune(int argc, char** argv) {
   const bool budget_given = vm.count("budget") > 0;
   const double budget = budget_given ? parse_duration_seconds(vm["budget"].as<std::string>()) : settings.budget_seconds;
   const std::string db_path = vm["db"].as<std::string>();
+  const std::string data = describe_training_data(request);
   Database db(db_path);
   std::cerr << "tune: model " << request.model.name << " (" << request.model.hf_class << "), seq " << request.seq_len
             << ", instance " << request.instance.name << " [" << request.instance.fingerprint() << "], libtorch "
             << request.libtorch_version << "\n"
             << "tune: budget " << format_duration(budget) << (budget_given ? " (--budget)" : " (default, configs/search.yaml)")
-            << ", backends " << vm["backends"].as<std::string>() << ", database " << db_path << "\n";
+            << ", backends " << vm["backends"].as<std::string>() << ", database " << db_path << "\n"
+            << "tune: data: " << data << "\n";
   const std::string exe = self_executable();
   SearchEngine engine(db, [&exe](const TrialSpec& s, const std::string& dir) { return run_trial_isolated(s, exe, dir); },
                       settings, std::cerr);
