@@ -18,12 +18,13 @@ inline double mean_of(const std::vector<double>& v, size_t from, size_t to) {
 }
 
 // `steps` optimizer steps of run_trial_in_process; the mean of the last fifth must be `min_drop` below the first's.
-inline void expect_loss_falls(const std::string& model, int steps, double min_drop, const std::string& dataset = "") {
+inline void expect_loss_falls(const std::string& model, int steps, double min_drop, const std::string& dataset = "",
+                              double learning_rate = 1e-3) {
   TrialSpec s;
   s.model = resolve_model(model);
   s.seq_len = 32;
   s.batch_size = 8;
-  s.learning_rate = 1e-3;
+  s.learning_rate = learning_rate;
   s.seed = 3;
   s.threads = 1;
   s.purpose = TrialPurpose::learning_rate;
@@ -43,7 +44,7 @@ inline void expect_loss_falls(const std::string& model, int steps, double min_dr
 inline void expect_jit_loss_equals_eager(const std::string& model) {
   ModelConfig c = resolve_model(model);
   c.hidden_dropout_prob = c.attention_probs_dropout_prob = 0;
-  c.hf["seq_classif_dropout"] = 0.0;
+  for (const char* key : {"seq_classif_dropout", "embd_pdrop", "dropout_rate"}) c.hf[key] = 0.0;  // family-specific
   const Batch b = make_batch_source(c, {}, 16, 4, 1)->next();
   auto eager_model = build_model(c, 7);
   const double eager_loss = eager_model.loss(b).item<double>();

@@ -60,4 +60,32 @@ inline ParityResult check_parity(const ModelConfig& model, int batch, int seq) {
   return r;
 }
 
+// The parity assertions shared by the tiny and full-size suites; prints the figures for the notes.
+inline void expect_parity(const std::string& name, int batch, int seq) {
+  const ModelConfig model = resolve_model(name);
+  const auto r = check_parity(model, batch, seq);
+  EXPECT_EQ(r.our_parameters, r.hf_parameters);
+  EXPECT_EQ(model.expected_parameters, r.hf_parameters) << "fix expected_parameters in " << model.source_path;
+  EXPECT_LT(r.logits_max_abs_diff, 1e-4);
+  EXPECT_LT(r.loss_abs_diff, 1e-4);
+  std::printf("parity %s: params %lld, logits max abs diff %.3g, loss diff %.3g\n", model.name.c_str(),
+              static_cast<long long>(r.our_parameters), r.logits_max_abs_diff, r.loss_abs_diff);
+}
+
+// Tested model names, tiny variants or full-size ones, for parameterised suites.
+inline std::vector<std::string> tested_model_names(bool tiny) {
+  std::vector<std::string> names;
+  for (const auto& m : list_tested_models())
+    if (m.tiny == tiny) names.push_back(m.name);
+  return names;
+}
+
+// A gtest-safe test name from a model name ("bert-base-cased" -> "bert_base_cased").
+inline std::string param_test_name(const ::testing::TestParamInfo<std::string>& info) {
+  std::string n = info.param;
+  for (auto& c : n)
+    if (!isalnum(static_cast<unsigned char>(c))) c = '_';
+  return n;
+}
+
 }  // namespace tune::testing

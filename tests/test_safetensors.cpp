@@ -11,20 +11,8 @@
 
 using namespace tune;
 using tune::testing::temp_dir;
+using tune::testing::error_of;
 using tune::testing::write_file;
-
-namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const std::invalid_argument& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
-}  // namespace
 
 TEST(Safetensors, RoundTripsDtypes) {
   const auto dir = temp_dir("st");

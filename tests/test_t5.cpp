@@ -7,6 +7,7 @@
 
 #include <cmath>
 
+#include "family_checks.h"
 #include "compile/jit_step.h"
 #include "data/span_corruption_batcher.h"
 #include "models/model_factory.h"
@@ -115,33 +116,6 @@ TEST(T5, LossIsCrossEntropyOverLabelsAndShiftsThemRight) {
   EXPECT_NEAR(model->loss(ids, mask, shifted, labels).item<double>(), expected, 1e-5);
 }
 
-TEST(T5, JitLossEqualsEager) {
-  const ModelConfig c = deterministic_tiny();
-  const Batch b = SpanCorruptionBatcher({}, c, 32, 2, 5).next();
-  ASSERT_FALSE(b.token_type_ids.defined());
-  auto eager = build_model(c, 3);
-  const double eager_loss = eager.loss(b).item<double>();
-  auto traced = build_model(c, 3);
-  JitStep jit(traced, 1e-3);
-  jit.prepare(b);
-  for (int run = 0; run < 3; ++run) EXPECT_NEAR(jit.traced_loss(b).item<double>(), eager_loss, 1e-5) << "run " << run;
-}
+TEST(T5, JitLossEqualsEager) { tune::testing::expect_jit_loss_equals_eager("t5-tiny"); }
 
-TEST(T5, TinyLearnsSpanCorruptionFromRealText) {
-  TrialSpec s;
-  s.model = resolve_model("t5-tiny");
-  s.seq_len = 32;
-  s.batch_size = 8;
-  s.learning_rate = 3e-3;
-  s.seed = 3;
-  s.threads = 1;
-  s.purpose = TrialPurpose::learning_rate;
-  s.train_steps = 30;
-  const TrialResult r = run_trial_in_process(s);
-  ASSERT_EQ(r.status, TrialStatus::ok) << r.error_message;
-  ASSERT_EQ(r.losses.size(), 30u);
-  const double first = (r.losses[0] + r.losses[1] + r.losses[2]) / 3;
-  EXPECT_LT(r.score_loss, first - 0.5) << "loss did not fall: first " << first << ", last " << r.score_loss;
-  EXPECT_EQ(r.parameter_count, s.model.expected_parameters);
-  std::printf("%s: loss %.3f (first 3 steps) -> %.3f (scored last steps)\n", s.model.name.c_str(), first, r.score_loss);
-}
+TEST(T5, TinyLearnsSpanCorruptionFromRealText) { tune::testing::expect_loss_falls("t5-tiny", 30, 0.5, "", 3e-3); }
