@@ -1,30 +1,62 @@
-// `tune trial --spec FILE [--out FILE]`: run one trial in this process and write its JSON result.
-// The search starts this in a child process per trial; it also reruns a trial folder by hand.
+// `tune trial`: run one trial in this process and write its JSON result, from a spec file (what the
+// search starts in a child process per trial) or from flags (a quick measurement by hand).
 #include <fstream>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "instance/instance.h"
 #include "trial/trial_runner.h"
 
 namespace tune::cli {
+namespace {
+
+TrialSpec spec_from_file(const std::string& spec_path) {
+  std::ifstream in(spec_path);
+  if (!in) throw std::invalid_argument("trial spec '" + spec_path + "' cannot be read");
+  try {
+    return nlohmann::json::parse(in).get<TrialSpec>();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument("trial spec '" + spec_path + "' is not a valid spec: " + e.what());
+  }
+}
+
+TrialSpec spec_from_flags(const po::variables_map& vm) {
+  if (!vm.count("model")) throw std::invalid_argument("tune trial: give --spec FILE or --model NAME");
+  TrialSpec spec;
+  spec.model = resolve_model(vm["model"].as<std::string>());
+  spec.backend = vm["backend"].as<std::string>();
+  spec.batch_size = vm["batch-size"].as<int>();
+  spec.seq_len = vm.count("seq-len") ? vm["seq-len"].as<int>() : spec.model.default_seq_len;
+  spec.learning_rate = vm["lr"].as<double>();
+  spec.seed = vm["seed"].as<uint64_t>();
+  spec.corpus_path = vm["corpus"].as<std::string>();
+  spec.threads = detect_cpu_instance().threads;
+  if (vm.count("steps")) {
+    spec.purpose = TrialPurpose::learning_rate;
+    spec.train_steps = vm["steps"].as<int>();
+  }
+  return spec;
+}
+
+}  // namespace
 
 int run_trial(int argc, char** argv) {
   po::options_description desc("tune trial options");
   desc.add_options()
-      ("spec", po::value<std::string>()->required(), "trial spec JSON (as written in a trial folder)")
+      ("spec", po::value<std::string>(), "trial spec JSON (as written in a trial folder)")
+      ("model", po::value<std::string>(), "without --spec: the model (tested name or YAML path)")
+      ("backend", po::value<std::string>()->default_value("eager"), "without --spec: eager or jit")
+      ("batch-size", po::value<int>()->default_value(1), "without --spec: batch size")
+      ("seq-len", po::value<int>(), "without --spec: sequence length (default: the model's)")
+      ("lr", po::value<double>()->default_value(1e-4), "without --spec: learning rate")
+      ("steps", po::value<int>(), "without --spec: train this many steps (else a throughput trial)")
+      ("seed", po::value<uint64_t>()->default_value(0), "without --spec: seed")
+      ("corpus", po::value<std::string>()->default_value(""), "without --spec: corpus ('synthetic': random ids)")
       ("out", po::value<std::string>()->default_value("-"), "result JSON file ('-': standard output)");
   po::variables_map vm;
-  if (!parse_or_help(argc, argv, desc, vm, "tune trial --spec FILE [--out FILE]")) return 0;
-  const std::string spec_path = vm["spec"].as<std::string>();
-  std::ifstream in(spec_path);
-  if (!in) throw std::invalid_argument("trial spec '" + spec_path + "' cannot be read");
-  TrialSpec spec;
-  try {
-    spec = nlohmann::json::parse(in).get<TrialSpec>();
-  } catch (const nlohmann::json::exception& e) {
-    throw std::invalid_argument("trial spec '" + spec_path + "' is not a valid spec: " + e.what());
-  }
+  if (!parse_or_help(argc, argv, desc, vm, "tune trial (--spec FILE | --model NAME [options]) [--out FILE]")) return 0;
+  const TrialSpec spec = vm.count("spec") ? spec_from_file(vm["spec"].as<std::string>()) : spec_from_flags(vm);
   const TrialResult result = run_trial_in_process(spec);
   const std::string text = nlohmann::json(result).dump(2);
   const std::string out = vm["out"].as<std::string>();
