@@ -40,11 +40,17 @@ inline void expect_loss_falls(const std::string& model, int steps, double min_dr
   std::printf("%s: loss %.4f -> %.4f over %d steps\n", model.c_str(), first, last, steps);
 }
 
-// Same seed, no dropout: the traced graph's loss equals the eager module's on one batch of the model's task.
-inline void expect_jit_loss_equals_eager(const std::string& model) {
+// A tested model with every dropout off (the common ones and each family's own keys): runs are deterministic.
+inline ModelConfig without_dropout(const std::string& model) {
   ModelConfig c = resolve_model(model);
   c.hidden_dropout_prob = c.attention_probs_dropout_prob = 0;
-  for (const char* key : {"seq_classif_dropout", "embd_pdrop", "dropout_rate"}) c.hf[key] = 0.0;  // family-specific
+  for (const char* key : {"seq_classif_dropout", "embd_pdrop", "dropout_rate"}) c.hf[key] = 0.0;
+  return c;
+}
+
+// Same seed, no dropout: the traced graph's loss equals the eager module's on one batch of the model's task.
+inline void expect_jit_loss_equals_eager(const std::string& model) {
+  const ModelConfig c = without_dropout(model);
   const Batch b = make_batch_source(c, {}, 16, 4, 1)->next();
   auto eager_model = build_model(c, 7);
   const double eager_loss = eager_model.loss(b).item<double>();

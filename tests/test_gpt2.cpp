@@ -19,12 +19,7 @@ using torch::indexing::Slice;
 
 namespace {
 
-ModelConfig deterministic_tiny() {
-  ModelConfig c = resolve_model("gpt2-tiny");
-  c.hf["embd_pdrop"] = 0.0;
-  c.hidden_dropout_prob = c.attention_probs_dropout_prob = 0;
-  return c;
-}
+ModelConfig deterministic_tiny() { return tune::testing::without_dropout("gpt2-tiny"); }
 
 }  // namespace
 

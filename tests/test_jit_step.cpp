@@ -5,6 +5,7 @@
 #include <torch/torch.h>
 
 #include "compile/eager_step.h"
+#include "family_checks.h"
 #include "compile/jit_step.h"
 #include "data/mlm_batcher.h"
 
@@ -12,11 +13,7 @@ using namespace tune;
 
 namespace {
 
-ModelConfig deterministic_tiny() {
-  ModelConfig c = resolve_model("bert-tiny");
-  c.hidden_dropout_prob = c.attention_probs_dropout_prob = 0;  // no randomness between the two runs
-  return c;
-}
+ModelConfig deterministic_tiny() { return tune::testing::without_dropout("bert-tiny"); }
 
 Batch batch_of(const ModelConfig& c, int batch, int seq, uint64_t seed) {
   return MlmBatcher({}, c, seq, batch, seed).next();

@@ -19,11 +19,7 @@ using torch::indexing::Slice;
 
 namespace {
 
-ModelConfig deterministic_tiny() {
-  ModelConfig c = resolve_model("t5-tiny");
-  c.hf["dropout_rate"] = 0.0;
-  return c;
-}
+ModelConfig deterministic_tiny() { return tune::testing::without_dropout("t5-tiny"); }
 
 }  // namespace
 
