@@ -56,7 +56,11 @@ Corpus load_corpus(const std::string& path) {
   if (!fs::exists(path)) throw std::invalid_argument("corpus '" + path + "' does not exist (expected a text file or a folder of them)");
   Corpus corpus{path, {}};
   for (const auto& file : text_files(path)) corpus.text += read_file(file) + "\n";
-  if (split_words(corpus.text).empty()) throw std::invalid_argument("corpus '" + path + "' holds no words");
+  // split_words would yield nothing exactly when no character is alphanumeric or punctuation.
+  const bool has_words = std::any_of(corpus.text.begin(), corpus.text.end(), [](unsigned char ch) {
+    return std::isalnum(ch) || std::ispunct(ch);
+  });
+  if (!has_words) throw std::invalid_argument("corpus '" + path + "' holds no words");
   return corpus;
 }
 

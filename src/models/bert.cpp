@@ -1,6 +1,7 @@
 // BERT for masked-LM (Hugging Face BertForMaskedLM) in the libtorch C++ frontend.
 // Plain containers reproduce HF's module paths (bert.encoder.layer.N...., cls.predictions....).
 #include "models/bert.h"
+#include "models/hf_losses.h"
 
 #include <cmath>
 
@@ -112,9 +113,7 @@ torch::Tensor BertForMaskedLMImpl::forward(const torch::Tensor& input_ids, const
 torch::Tensor BertForMaskedLMImpl::loss(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
                                         const torch::Tensor& attention_mask, const torch::Tensor& labels) {
   const auto logits = forward(input_ids, token_type_ids, attention_mask);
-  return torch::nn::functional::cross_entropy(
-      logits.view({-1, config.vocab_size}), labels.view({-1}),
-      torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
+  return token_cross_entropy(logits, labels);
 }
 
 void init_bert_weights(torch::nn::Module& module, double initializer_range) {

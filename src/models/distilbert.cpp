@@ -1,6 +1,7 @@
 // DistilBERT's encoder and its masked-LM and sequence-classification heads, as in HF's modeling_distilbert.
 // LayerNorm eps is HF's fixed 1e-12; activation must be "gelu" (the exact erf form HF uses).
 #include "models/distilbert.h"
+#include "models/hf_losses.h"
 
 #include <stdexcept>
 
@@ -90,9 +91,7 @@ torch::Tensor DistilBertForMaskedLMImpl::forward(const torch::Tensor& input_ids,
 torch::Tensor DistilBertForMaskedLMImpl::loss(const torch::Tensor& input_ids, const torch::Tensor& attention_mask,
                                               const torch::Tensor& labels) {
   const auto logits = forward(input_ids, attention_mask);
-  return torch::nn::functional::cross_entropy(
-      logits.view({-1, config.vocab_size}), labels.view({-1}),
-      torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
+  return token_cross_entropy(logits, labels);
 }
 
 DistilBertForSequenceClassificationImpl::DistilBertForSequenceClassificationImpl(const ModelConfig& c) : config(c) {

@@ -1,6 +1,7 @@
 // GPT-2 for causal LM (Hugging Face GPT2LMHeadModel) in the libtorch C++ frontend.
 // Plain containers reproduce HF's module paths (transformer.h.N....); the math follows HF's eager attention.
 #include "models/gpt2.h"
+#include "models/hf_losses.h"
 
 #include <cmath>
 #include <limits>
@@ -108,10 +109,7 @@ torch::Tensor GPT2LMHeadModelImpl::loss(const torch::Tensor& input_ids, const to
                                         const torch::Tensor& labels) {
   using torch::indexing::Slice;
   const auto logits = forward(input_ids, attention_mask);
-  const auto predicted = logits.index({Slice(), Slice(0, -1)}).reshape({-1, config.vocab_size});
-  const auto targets = labels.index({Slice(), Slice(1)}).reshape({-1});
-  return torch::nn::functional::cross_entropy(predicted, targets,
-                                              torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
+  return token_cross_entropy(logits.index({Slice(), Slice(0, -1)}), labels.index({Slice(), Slice(1)}));
 }
 
 void init_gpt2_weights(GPT2LMHeadModelImpl& model) {

@@ -1,6 +1,7 @@
 // RoBERTa / XLM-RoBERTa masked-LM in the libtorch C++ frontend, with HF's module paths
 // (roberta.embeddings..., roberta.encoder.layer.N..., lm_head...) so HF checkpoints load by name.
 #include "models/roberta.h"
+#include "models/hf_losses.h"
 
 #include <stdexcept>
 
@@ -56,9 +57,7 @@ torch::Tensor RobertaForMaskedLMImpl::forward(const torch::Tensor& input_ids, co
 torch::Tensor RobertaForMaskedLMImpl::loss(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
                                            const torch::Tensor& attention_mask, const torch::Tensor& labels) {
   const auto logits = forward(input_ids, token_type_ids, attention_mask);
-  return torch::nn::functional::cross_entropy(
-      logits.view({-1, config.vocab_size}), labels.view({-1}),
-      torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
+  return token_cross_entropy(logits, labels);
 }
 
 TrainableModel build_roberta(const ModelConfig& config) {

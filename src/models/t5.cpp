@@ -1,6 +1,7 @@
 // T5 for span corruption / seq2seq (Hugging Face T5ForConditionalGeneration) in the libtorch C++ frontend.
 // Plain containers reproduce HF's module paths (encoder.block.N.layer.M....); the math follows HF's eager path.
 #include "models/t5.h"
+#include "models/hf_losses.h"
 
 #include <cmath>
 #include <limits>
@@ -200,8 +201,7 @@ torch::Tensor T5ForConditionalGenerationImpl::loss(const torch::Tensor& input_id
                                                    const torch::Tensor& decoder_input_ids, const torch::Tensor& labels) {
   const auto decoder_ids = decoder_input_ids.defined() ? decoder_input_ids : shift_right(labels);
   const auto logits = forward(input_ids, attention_mask, decoder_ids);
-  return torch::nn::functional::cross_entropy(logits.reshape({-1, config.vocab_size}), labels.reshape({-1}),
-                                              torch::nn::functional::CrossEntropyFuncOptions().ignore_index(-100));
+  return token_cross_entropy(logits, labels);
 }
 
 void init_t5_weights(T5ForConditionalGenerationImpl& model) {
