@@ -75,7 +75,7 @@ std::vector<int64_t> hash_token_ids(const std::vector<std::string>& words, int64
   const uint64_t range = static_cast<uint64_t>(vocab_size - first_id);
   std::vector<int64_t> ids;
   ids.reserve(words.size());
-  for (const auto& w : words) ids.push_back(first_id + static_cast<int64_t>(std::stoull(stable_hash(w), nullptr, 16) % range));
+  for (const auto& w : words) ids.push_back(first_id + static_cast<int64_t>(stable_hash_value(w) % range));
   return ids;
 }
 
