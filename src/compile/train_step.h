@@ -37,8 +37,15 @@ class TrainStep {
   virtual std::string runtime_info() const { return ""; }
 };
 
+// How a backend runs the step, besides what it compiles: numerics and optimizer are knobs the search turns.
+struct StepOptions {
+  double learning_rate = 1e-4;
+  std::string precision = "fp32";   // fp32 | bf16 | fp16 (see TrialSpec)
+  std::string optimizer = "adamw";  // adamw | fused
+};
+
 // Backends by name: "eager", "jit". Throws std::invalid_argument quoting an unknown name.
-std::unique_ptr<TrainStep> make_train_step(const std::string& backend, TrainableModel model, double learning_rate);
+std::unique_ptr<TrainStep> make_train_step(const std::string& backend, TrainableModel model, const StepOptions& options);
 
 // The optimizer every backend uses (HF Trainer's default: AdamW, weight decay 0.01).
 std::unique_ptr<torch::optim::Optimizer> make_optimizer(torch::nn::Module& module, double learning_rate);

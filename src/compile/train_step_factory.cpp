@@ -8,9 +8,9 @@
 
 namespace tune {
 
-std::unique_ptr<TrainStep> make_train_step(const std::string& backend, TrainableModel model, double learning_rate) {
-  if (backend == "eager") return std::make_unique<EagerStep>(std::move(model), learning_rate);
-  if (backend == "jit") return std::make_unique<JitStep>(std::move(model), learning_rate);
+std::unique_ptr<TrainStep> make_train_step(const std::string& backend, TrainableModel model, const StepOptions& options) {
+  if (backend == "eager") return std::make_unique<EagerStep>(std::move(model), options.learning_rate);
+  if (backend == "jit") return std::make_unique<JitStep>(std::move(model), options.learning_rate);
   throw std::invalid_argument("backend '" + backend + "': expected eager or jit");
 }
 

@@ -97,7 +97,7 @@ TrialResult run_trial_body(const TrialSpec& spec) {
   std::fprintf(stderr, "tune: data: %s\n", data_description.c_str());
   std::vector<Batch> pool;
   for (int i = 0; i < std::min(total_steps(spec), 16); ++i) pool.push_back(source->next().to(device));
-  auto step = make_train_step(spec.backend, model, spec.learning_rate);
+  auto step = make_train_step(spec.backend, model, StepOptions{spec.learning_rate, spec.precision, spec.optimizer});
   try {
     const CompileReport report = step->prepare(pool.front());
     r.compile_seconds = report.seconds;

@@ -18,7 +18,9 @@ struct TrialSpec {
   ModelConfig model;
   std::string backend = "eager";      // eager | jit
   std::string device = "cpu";         // torch device string: cpu, cuda, cuda:1
-  std::string precision = "fp32";     // fp32 only in this version
+  std::string precision = "fp32";     // fp32 | bf16 (autocast) | fp16 (autocast + gradient scaler)
+  std::string attention = "math";     // math (HF eager attention) | sdpa (fused scaled_dot_product_attention)
+  std::string optimizer = "adamw";    // adamw (torch::optim::AdamW) | fused (one fused AdamW kernel, step on device)
   TrialPurpose purpose = TrialPurpose::throughput;
   int seq_len = 128;
   int batch_size = 1;
@@ -43,7 +45,8 @@ struct TrialSpec {
 
 NLOHMANN_JSON_SERIALIZE_ENUM(TrialPurpose, {{TrialPurpose::throughput, "throughput"},
                                            {TrialPurpose::learning_rate, "learning_rate"}})
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialSpec, model, backend, device, precision, purpose, seq_len,
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialSpec, model, backend, device, precision, attention, optimizer,
+    purpose, seq_len,
     batch_size, learning_rate, seed, warmup_steps, min_measure_steps, max_measure_steps, measure_seconds,
     train_steps, threads, memory_limit_bytes, corpus_path, tokenizer_dir, dataset_path, weights_dir, timeout_seconds)
 

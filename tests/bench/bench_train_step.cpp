@@ -16,7 +16,7 @@ void train_step(benchmark::State& state, const std::string& model_name, const st
   const int batch = static_cast<int>(state.range(0));
   tune::MlmBatcher batcher({}, config, 128, batch, 1);
   const tune::Batch b = batcher.next();
-  auto step = tune::make_train_step(backend, tune::build_model(config, 0), 1e-4);
+  auto step = tune::make_train_step(backend, tune::build_model(config, 0), tune::StepOptions{});
   step->prepare(b);
   for (int i = 0; i < 3; ++i) step->step(b).item<double>();  // warm-up, and the jit's optimizing runs
   for (auto _ : state) benchmark::DoNotOptimize(step->step(b).item<double>());
