@@ -31,7 +31,9 @@ inline std::string error_of(const std::function<void()>& f) {
   return "(no error)";
 }
 
+// Writes text to path, creating its folders.
 inline std::string write_file(const std::filesystem::path& path, const std::string& text) {
+  std::filesystem::create_directories(path.parent_path());
   std::ofstream(path) << text;
   return path.string();
 }

@@ -46,6 +46,26 @@ int64_t cgroup_memory_limit() {
   return std::stoll(value);
 }
 
+// A CPU peak scales with the threads the profile leaves; peak_tflops_* keys replace the estimate.
+void apply_peak_overrides(const YAML::Node& root, const std::string& file, const Instance& detected, Instance& inst) {
+  if (inst.device == "cpu" && detected.threads > 0 && inst.threads != detected.threads) {
+    const double scale = static_cast<double>(inst.threads) / detected.threads;
+    inst.peak = PeakFlops{detected.peak.fp32 * scale, detected.peak.bf16 * scale, detected.peak.fp16 * scale,
+                          detected.peak.source + ", scaled to the profile's threads"};
+  }
+  double tflops[3] = {0, 0, 0};
+  const char* keys[3] = {"peak_tflops_fp32", "peak_tflops_bf16", "peak_tflops_fp16"};
+  double* targets[3] = {&inst.peak.fp32, &inst.peak.bf16, &inst.peak.fp16};
+  for (int i = 0; i < 3; ++i) {
+    read_yaml_key(root, keys[i], tflops[i], file);
+    if (tflops[i] < 0) throw std::invalid_argument(file + ": key '" + keys[i] + "': expected a positive number");
+    if (tflops[i] > 0) {
+      *targets[i] = tflops[i] * 1e12;
+      inst.peak.source = "instance profile " + file;
+    }
+  }
+}
+
 }  // namespace
 
 std::string Instance::fingerprint() const {
@@ -64,6 +84,7 @@ Instance detect_cpu_instance() {
   inst.memory_bytes = meminfo_total_bytes();
   const int64_t cgroup = cgroup_memory_limit();
   if (cgroup > 0) inst.memory_bytes = std::min(inst.memory_bytes, cgroup);
+  inst.peak = detect_cpu_peak_flops(inst.threads);
   return inst;
 }
 
@@ -95,6 +116,7 @@ Instance apply_instance_profile(const Instance& detected, const std::string& pro
   inst.threads = std::min(detected.threads, threads);
   if (!memory.empty()) inst.memory_bytes = std::min(detected.memory_bytes, parse_bytes(memory));
   if (inst.threads < 1) throw std::invalid_argument(file + ": key 'threads': expected at least 1");
+  apply_peak_overrides(root, file, detected, inst);
   return inst;
 }
 

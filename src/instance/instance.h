@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "instance/peak_flops.h"
+
 namespace tune {
 
 struct Instance {
@@ -14,13 +16,15 @@ struct Instance {
   int device_count = 1;
   int threads = 1;               // libtorch intra-op threads for trials
   int64_t memory_bytes = 0;      // memory a trial may use (GPU memory on cuda)
+  PeakFlops peak;                // for MFU; not part of the fingerprint (an estimate, not an identity)
   std::string fingerprint() const;  // device name, memory, threads, count
 };
 
 // Reads /proc/cpuinfo, the CPU affinity mask, /proc/meminfo and the cgroup memory limit.
 Instance detect_cpu_instance();
 
-// Applies configs/instances/<profile>.yaml to a detected instance. Throws std::invalid_argument
+// Applies configs/instances/<profile>.yaml to a detected instance (keys threads, memory,
+// peak_tflops_fp32/bf16/fp16). Throws std::invalid_argument
 // naming the profile (and the known ones) or the bad key.
 Instance apply_instance_profile(const Instance& detected, const std::string& profile);
 std::vector<std::string> list_instance_profiles();

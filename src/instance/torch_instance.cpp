@@ -18,6 +18,7 @@ Instance detect_instance() {
   inst.device_name = props->name;
   inst.device_count = static_cast<int>(torch::cuda::device_count());
   inst.memory_bytes = static_cast<int64_t>(props->totalGlobalMem);
+  inst.peak = gpu_peak_flops(inst.device_name, 1);  // trials use one device
   return inst;
 }
 
