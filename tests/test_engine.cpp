@@ -26,6 +26,8 @@ TrialResult simulated_trial(const TrialSpec& spec) {
   r.step_time_median = spec.batch_size / r.samples_per_second;
   r.compile_overhead_seconds = spec.backend == "jit" ? 5.0 : 0.1;
   r.peak_memory_bytes = spec.batch_size * (1LL << 20);
+  r.flops_per_step = 1e9 * spec.batch_size;
+  if (spec.precision == "bf16") r.samples_per_second *= 2;
   r.score_loss = 5.0 + std::fabs(std::log10(spec.learning_rate) - std::log10(3e-4));
   r.wall_seconds = 0.001;
   return r;
@@ -90,6 +92,7 @@ TEST_F(EngineFixture, CompileErrorIsRecordedAndSearchGoesOn) {
   const auto summary = search(db, &calls);
   EXPECT_FALSE(summary.backends[0].best.has_value());
   EXPECT_NE(summary.backends[0].failure.find("compile_error"), std::string::npos) << summary.backends[0].failure;
+  EXPECT_NE(summary.backends[0].failure.find("falls back to eager"), std::string::npos) << summary.backends[0].failure;
   EXPECT_TRUE(summary.backends[1].best.has_value());
   const int64_t broken = db.ensure_study({"sim", request.model.config_hash(), "cpu", request.instance.fingerprint(),
                                           "test", TUNE_VERSION, "broken", "fp32", 32});
@@ -141,4 +144,40 @@ TEST(BatchRamp, StopsWhenThroughputFlattens) {
   EXPECT_FALSE(ramp.ask().has_value());
   EXPECT_EQ(ramp.best()->first.batch_size, 4);
   EXPECT_NE(ramp.stop_reason().find("stopped improving"), std::string::npos);
+}
+
+// Each backend is searched at each precision, in its own study; MFU uses the precision's peak.
+TEST_F(EngineFixture, PrecisionsAreSeparateStudiesWithTheirOwnMfu) {
+  Database db((dir / "t.db").string());
+  int calls = 0;
+  request.backends = {"eager"};
+  request.precisions = {"fp32", "bf16"};
+  request.instance.peak = PeakFlops{1e12, 4e12, 4e12, "test"};
+  const auto summary = search(db, &calls);
+  ASSERT_EQ(summary.backends.size(), 2u);
+  EXPECT_EQ(summary.backends[0].precision, "fp32");
+  EXPECT_EQ(summary.backends[1].precision, "bf16");
+  const auto& fp32 = *summary.backends[0].best;
+  const auto& bf16 = *summary.backends[1].best;
+  EXPECT_NEAR(fp32.mfu, fp32.flops_per_step / fp32.step_time / 1e12, 1e-12);
+  EXPECT_NEAR(bf16.mfu, bf16.flops_per_step / bf16.step_time / 4e12, 1e-12);
+  EXPECT_EQ(db.best_rows().size(), 2u);
+  const std::string log = progress.str();
+  EXPECT_NE(log.find("[eager bf16]"), std::string::npos) << log;
+}
+
+// Step options (attention, optimizer) key their own studies, so results never mix.
+TEST_F(EngineFixture, StepOptionsKeySeparateStudies) {
+  Database db((dir / "t.db").string());
+  int calls = 0;
+  request.backends = {"eager"};
+  search(db, &calls);
+  request.attention = "sdpa";
+  request.optimizer = "fused";
+  const int before = calls;
+  search(db, &calls);
+  EXPECT_GT(calls, before);  // nothing reused across step options
+  const auto rows = db.best_rows();
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_NE(rows[0].key.step_options, rows[1].key.step_options);
 }

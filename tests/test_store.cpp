@@ -2,6 +2,8 @@
 // and clear errors for a file that is not a tune database.
 #include <gtest/gtest.h>
 
+#include <sqlite3.h>
+
 #include "store/database.h"
 #include "test_helpers.h"
 
@@ -110,4 +112,67 @@ TEST(Store, NewerSchemaIsRefused) {
                          "python3 -c \"import sqlite3; c=sqlite3.connect('" + path +
                          "'); c.execute('PRAGMA user_version=99'); c.commit()\"").c_str()), 0);
   EXPECT_THROW(Database db(path), std::runtime_error);
+}
+
+// A database written by schema 1 (tune before step options): its exact tables, one study, one best row.
+static void write_schema1_database(const std::string& path, const std::string& study_key) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const std::string sql = R"sql(
+CREATE TABLE studies (id INTEGER PRIMARY KEY, study_key TEXT NOT NULL UNIQUE, model TEXT NOT NULL,
+  model_config_hash TEXT NOT NULL, instance TEXT NOT NULL, instance_fingerprint TEXT NOT NULL,
+  libtorch_version TEXT NOT NULL, tune_version TEXT NOT NULL, backend TEXT NOT NULL,
+  precision TEXT NOT NULL, seq_len INTEGER NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));
+CREATE TABLE trials (id INTEGER PRIMARY KEY, study_id INTEGER NOT NULL REFERENCES studies(id),
+  config_key TEXT NOT NULL, purpose TEXT NOT NULL, batch_size INTEGER NOT NULL, learning_rate REAL NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('ok','oom','diverged','timeout','crashed','compile_error','invalid')),
+  samples_per_second REAL, step_time REAL, peak_memory_bytes INTEGER, score_loss REAL,
+  spec_json TEXT NOT NULL, result_json TEXT NOT NULL, trial_dir TEXT NOT NULL,
+  finished_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')), UNIQUE (study_id, config_key));
+CREATE TABLE best_configs (study_id INTEGER PRIMARY KEY REFERENCES studies(id), batch_size INTEGER NOT NULL,
+  batch_capped_by_range INTEGER NOT NULL, learning_rate REAL NOT NULL, samples_per_second REAL NOT NULL,
+  step_time REAL NOT NULL, compile_overhead_seconds REAL NOT NULL, peak_memory_bytes INTEGER NOT NULL,
+  lr_score_loss REAL NOT NULL, trials_run INTEGER NOT NULL,
+  updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));
+INSERT INTO studies (id, study_key, model, model_config_hash, instance, instance_fingerprint, libtorch_version,
+  tune_version, backend, precision, seq_len) VALUES (7, ')sql" + study_key + R"sql(', 'bert-tiny', 'abc', 'cpu',
+  'cpu:test|1 GiB|2 threads|x1', '2.15.0', '0.1.0', 'eager', 'fp32', 32);
+INSERT INTO best_configs VALUES (7, 16, 0, 1e-3, 42.0, 0.38, 1.5, 1000, 6.2, 9, '2026-11-01T00:00:00Z');
+PRAGMA user_version=1;
+)sql";
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+TEST(Store, MigratesSchema1KeepingStudiesAndBestConfigs) {
+  const auto dir = temp_dir("store");
+  const std::string path = (dir / "v1.db").string();
+  write_schema1_database(path, key("eager").key());
+  Database db(path);
+  EXPECT_EQ(db.schema_version(), 2);
+  const auto rows = db.best_rows();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0].key.step_options, kDefaultStepOptions);
+  EXPECT_EQ(rows[0].best.batch_size, 16);
+  EXPECT_DOUBLE_EQ(rows[0].best.samples_per_second, 42.0);
+  EXPECT_DOUBLE_EQ(rows[0].best.mfu, 0.0);  // not measured by schema 1
+  EXPECT_EQ(db.ensure_study(key("eager")), 7);  // the old study is found under its old key
+  StudyKey sdpa = key("eager");
+  sdpa.step_options = "attention=sdpa,optimizer=fused";
+  EXPECT_NE(db.ensure_study(sdpa), 7);
+}
+
+TEST(Store, BestConfigKeepsConfidenceIntervalAndMfu) {
+  const auto dir = temp_dir("store");
+  Database db((dir / "t.db").string());
+  const int64_t study = db.ensure_study(key("jit"));
+  BestConfig best{8, false, 1e-4, 10.0, 0.8, 2.0, 1 << 20, 6.0, 5, 0.78, 0.83, 3.1e12, 0.12};
+  db.save_best(study, best);
+  const auto rows = db.best_rows();
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_DOUBLE_EQ(rows[0].best.step_time_ci_low, 0.78);
+  EXPECT_DOUBLE_EQ(rows[0].best.step_time_ci_high, 0.83);
+  EXPECT_DOUBLE_EQ(rows[0].best.flops_per_step, 3.1e12);
+  EXPECT_DOUBLE_EQ(rows[0].best.mfu, 0.12);
 }

@@ -6,6 +6,7 @@
 
 #include "test_helpers.h"
 #include "trial/trial_process.h"
+#include "models/model_flops.h"
 #include "trial/trial_runner.h"
 
 using namespace tune;
@@ -54,6 +55,32 @@ TEST(Trial, ThroughputTrialTimesWarmupApartFromSteadySteps) {
   EXPECT_DOUBLE_EQ(r.tokens_per_second, r.samples_per_second * 32);
   EXPECT_GT(r.peak_memory_bytes, 0);
   EXPECT_NE(r.compile_info.find("traced graph"), std::string::npos) << r.compile_info;
+  // Overhead parts: the first step apart from the rest of the warm-up; they add up.
+  EXPECT_GT(r.first_step_seconds, 0);
+  EXPECT_NEAR(r.first_step_seconds + r.later_warmup_seconds, r.first_steps_seconds, 1e-9);
+  EXPECT_NE(r.steady_state_stop.find("time cap"), std::string::npos) << r.steady_state_stop;
+  EXPECT_LE(r.step_time_ci_low, r.step_time_median);
+  EXPECT_GE(r.step_time_ci_high, r.step_time_median);
+  EXPECT_DOUBLE_EQ(r.flops_per_step, training_flops(s.model, s.batch_size, s.seq_len).total());
+}
+
+// Timing stops when the median's CI is tight, and at the step cap when it cannot be (a 0.01% target).
+TEST(Trial, SteadyStateStopsOnConfidenceIntervalOrStepCap) {
+  TrialSpec s = tiny_spec();
+  s.warmup_steps = 2;
+  s.min_measure_steps = 6;
+  s.max_measure_steps = 40;
+  s.measure_seconds = 1e9;
+  s.ci_halfwidth = 0.5;  // +-50%: any quiet-enough machine gets there at the first chance, 6 steps
+  const TrialResult loose = run_trial_in_process(s);
+  ASSERT_EQ(loose.status, TrialStatus::ok) << loose.error_message;
+  EXPECT_NE(loose.steady_state_stop.find("CI within"), std::string::npos) << loose.steady_state_stop;
+  EXPECT_LT(loose.step_times.size(), 40u);
+  s.ci_halfwidth = 1e-6;
+  s.max_measure_steps = 8;
+  const TrialResult strict = run_trial_in_process(s);
+  EXPECT_EQ(strict.step_times.size(), 8u);
+  EXPECT_NE(strict.steady_state_stop.find("step cap"), std::string::npos) << strict.steady_state_stop;
 }
 
 TEST(Trial, SequenceLongerThanPositionsIsInvalid) {

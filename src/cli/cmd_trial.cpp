@@ -4,6 +4,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "instance/torch_instance.h"
 #include "cli/options.h"
 #include "instance/instance.h"
 #include "trial/trial_runner.h"
@@ -26,12 +27,17 @@ TrialSpec spec_from_flags(const po::variables_map& vm) {
   TrialSpec spec;
   spec.model = resolve_model(vm["model"].as<std::string>());
   spec.backend = vm["backend"].as<std::string>();
+  spec.precision = vm["precision"].as<std::string>();
+  spec.attention = vm["attention"].as<std::string>();
+  spec.optimizer = vm["optimizer"].as<std::string>();
   spec.batch_size = vm["batch-size"].as<int>();
   spec.seq_len = vm.count("seq-len") ? vm["seq-len"].as<int>() : spec.model.default_seq_len;
   spec.learning_rate = vm["lr"].as<double>();
   spec.seed = vm["seed"].as<uint64_t>();
   spec.corpus_path = vm["corpus"].as<std::string>();
-  spec.threads = detect_cpu_instance().threads;
+  const Instance instance = resolve_instance("auto");  // the GPU when one is visible, as `tune --model` does
+  spec.threads = instance.threads;
+  spec.device = instance.device;
   if (vm.count("steps")) {
     spec.purpose = TrialPurpose::learning_rate;
     spec.train_steps = vm["steps"].as<int>();
@@ -46,7 +52,10 @@ int run_trial(int argc, char** argv) {
   desc.add_options()
       ("spec", po::value<std::string>(), "trial spec JSON (as written in a trial folder)")
       ("model", po::value<std::string>(), "without --spec: the model (tested name or YAML path)")
-      ("backend", po::value<std::string>()->default_value("eager"), "without --spec: eager or jit")
+      ("backend", po::value<std::string>()->default_value("eager"), "without --spec: eager, jit or cuda-graph")
+      ("precision", po::value<std::string>()->default_value("fp32"), "without --spec: fp32, bf16 or fp16")
+      ("attention", po::value<std::string>()->default_value("math"), "without --spec: math or sdpa")
+      ("optimizer", po::value<std::string>()->default_value("adamw"), "without --spec: adamw or fused")
       ("batch-size", po::value<int>()->default_value(1), "without --spec: batch size")
       ("seq-len", po::value<int>(), "without --spec: sequence length (default: the model's)")
       ("lr", po::value<double>()->default_value(1e-4), "without --spec: learning rate")

@@ -1,5 +1,6 @@
 // `tune --model NAME`: resolve model and instance, run the search within the budget, print the
 // comparison table (markdown, or JSON with --json) and what each backend's search concluded.
+#include <algorithm>
 #include <iostream>
 #include <sstream>
 
@@ -17,20 +18,30 @@
 namespace tune::cli {
 namespace {
 
-std::vector<std::string> split_list(const std::string& text) {
+// A comma-separated list whose items must be among `allowed`; the flag name goes into the message.
+std::vector<std::string> split_list(const std::string& flag, const std::string& text,
+                                    const std::vector<std::string>& allowed) {
+  std::string expected;
+  for (const auto& a : allowed) expected += (expected.empty() ? "" : ", ") + a;
   std::vector<std::string> items;
   std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) items.push_back(item);
-  for (const auto& b : items)
-    if (b != "eager" && b != "jit") throw std::invalid_argument("--backends: unknown backend '" + b + "' (expected eager, jit)");
-  if (items.empty()) throw std::invalid_argument("--backends '" + text + "': expected a list such as eager,jit");
+  for (std::string item; std::getline(in, item, ',');) {
+    if (item.empty()) continue;
+    if (std::find(allowed.begin(), allowed.end(), item) == allowed.end())
+      throw std::invalid_argument(flag + ": unknown value '" + item + "' (expected " + expected + ")");
+    items.push_back(item);
+  }
+  if (items.empty()) throw std::invalid_argument(flag + " '" + text + "': expected a list of " + expected);
   return items;
+}
+
+std::string one_of(const std::string& flag, const std::string& value, const std::vector<std::string>& allowed) {
+  return split_list(flag, value, allowed).at(0);
 }
 
 void print_outcomes(std::ostream& out, const SearchSummary& summary) {
   for (const auto& b : summary.backends) {
-    out << "- " << b.backend << ": ";
+    out << "- " << b.backend << " " << b.precision << ": ";
     if (!b.failure.empty()) out << "no result: " << b.failure;
     else out << "batch ramp ended (" << b.ramp_stop << "); learning rates: " << b.lr_stop;
     out << "; " << b.trials_run << " trials run, " << b.trials_reused << " reused from the store\n";
@@ -41,7 +52,9 @@ std::vector<BestRow> rows_of(const Database& db, const SearchRequest& r) {
   std::vector<BestRow> mine;
   for (const auto& row : db.best_rows())
     if (row.key.model == r.model.name && row.key.instance_fingerprint == r.instance.fingerprint() &&
-        row.key.seq_len == r.seq_len && row.key.precision == r.precision && row.key.tune_version == TUNE_VERSION)
+        row.key.seq_len == r.seq_len && row.key.tune_version == TUNE_VERSION &&
+        std::find(r.precisions.begin(), r.precisions.end(), row.key.precision) != r.precisions.end() &&
+        row.key.step_options == "attention=" + r.attention + ",optimizer=" + r.optimizer)
       mine.push_back(row);
   return mine;
 }
@@ -54,7 +67,10 @@ po::options_description tune_options() {
       ("db", po::value<std::string>()->default_value(default_database_path()), "SQLite database")
       ("seq-len", po::value<int>(), "sequence length (default: the model's)")
       ("budget", po::value<std::string>(), "wall-clock budget, e.g. 20m (default: configs/search.yaml)")
-      ("backends", po::value<std::string>()->default_value("eager,jit"), "comma-separated backends")
+      ("backends", po::value<std::string>()->default_value("eager,jit"), "comma-separated: eager, jit, cuda-graph")
+      ("precisions", po::value<std::string>()->default_value("fp32"), "comma-separated: fp32, bf16, fp16")
+      ("attention", po::value<std::string>()->default_value("math"), "attention: math or sdpa")
+      ("optimizer", po::value<std::string>()->default_value("adamw"), "optimizer: adamw or fused")
       ("seed", po::value<uint64_t>()->default_value(0), "seed for weights, batches and masking")
       ("corpus", po::value<std::string>()->default_value(""), "text file or folder to train on ('synthetic': random ids)")
       ("tokenizer", po::value<std::string>()->default_value(""), "folder with the model's tokenizer files")
@@ -62,6 +78,7 @@ po::options_description tune_options() {
       ("weights", po::value<std::string>()->default_value(""), "HF checkpoint folder (model.safetensors)")
       ("settings", po::value<std::string>()->default_value(default_search_settings_path()), "search settings YAML")
       ("job-steps", po::value<double>(), "planned job length in steps: recommend compiling or not")
+      ("job-hours", po::value<double>(), "planned job length in hours: recommend compiling or not")
       ("json", po::bool_switch(), "print the result as JSON");
   return desc;
 }
@@ -71,7 +88,10 @@ SearchRequest request_from(const po::variables_map& vm) {
   request.model = resolve_model(vm["model"].as<std::string>());
   request.instance = resolve_instance(vm["instance"].as<std::string>());
   request.libtorch_version = libtorch_version();
-  request.backends = split_list(vm["backends"].as<std::string>());
+  request.backends = split_list("--backends", vm["backends"].as<std::string>(), {"eager", "jit", "cuda-graph"});
+  request.precisions = split_list("--precisions", vm["precisions"].as<std::string>(), {"fp32", "bf16", "fp16"});
+  request.attention = one_of("--attention", vm["attention"].as<std::string>(), {"math", "sdpa"});
+  request.optimizer = one_of("--optimizer", vm["optimizer"].as<std::string>(), {"adamw", "fused"});
   request.seq_len = vm.count("seq-len") ? vm["seq-len"].as<int>() : request.model.default_seq_len;
   request.seed = vm["seed"].as<uint64_t>();
   request.corpus_path = vm["corpus"].as<std::string>();
@@ -95,6 +115,22 @@ std::string describe_training_data(const SearchRequest& request) {
   return description;
 }
 
+// For --job-steps N or --job-hours H: compile or stay native, per precision row.
+void print_job_recommendation(const po::variables_map& vm, const ComparisonRow& row) {
+  if (!row.native || !row.compiled) return;
+  const std::string where = " (" + row.key.precision + ")";
+  if (vm.count("job-steps"))
+    std::cout << "- for a " << vm["job-steps"].as<double>() << "-step job" << where << ": "
+              << recommend_for_job(row.amortization, vm["job-steps"].as<double>()) << "\n";
+  if (vm.count("job-hours")) {
+    const double hours = vm["job-hours"].as<double>();
+    std::cout << "- for a " << hours << "-hour job" << where << ": "
+              << recommend_for_job(row.amortization, hours * 3600 * row.compiled->samples_per_second /
+                                                         row.compiled->batch_size)
+              << "\n";
+  }
+}
+
 void print_result(const po::variables_map& vm, const SearchRequest& request, const SearchSummary& summary,
                   const std::vector<ComparisonRow>& rows) {
   if (vm["json"].as<bool>()) {
@@ -109,9 +145,7 @@ void print_result(const po::variables_map& vm, const SearchRequest& request, con
             << " budget)\n\n";
   write_comparison_markdown(std::cout, rows);
   print_outcomes(std::cout, summary);
-  if (vm.count("job-steps") && !rows.empty())
-    std::cout << "- for a " << vm["job-steps"].as<double>() << "-step job: "
-              << recommend_for_job(rows.front().amortization, vm["job-steps"].as<double>()) << "\n";
+  for (const auto& row : rows) print_job_recommendation(vm, row);
 }
 
 }  // namespace
@@ -132,7 +166,10 @@ int run_tune(int argc, char** argv) {
             << request.libtorch_version << "\n"
             << "tune: budget " << format_duration(budget) << (budget_given ? " (--budget)" : " (default, configs/search.yaml)")
             << ", backends " << vm["backends"].as<std::string>() << ", database " << db_path << "\n"
-            << "tune: data: " << data << "\n";
+            << "tune: data: " << data << "\n"
+            << "tune: peak for MFU: " << strf("%.2f TFLOP/s fp32, %.2f bf16", request.instance.peak.fp32 / 1e12,
+                                              request.instance.peak.bf16 / 1e12)
+            << " (" << request.instance.peak.source << ")\n";
   const std::string exe = self_executable();
   SearchEngine engine(db, [&exe](const TrialSpec& s, const std::string& dir) { return run_trial_isolated(s, exe, dir); },
                       settings, std::cerr);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 
+#include "models/model_flops.h"
 #include "tuners/batch_ramp.h"
 #include "tuners/lr_sweep.h"
 #include "util/duration.h"
@@ -28,6 +29,7 @@ std::string describe_result(const TrialResult& r) {
 // One stage of one backend: its study, its deadline and what it cost.
 struct SearchEngine::Stage {
   std::string backend;
+  std::string precision;
   TrialPurpose purpose;
   int64_t study_id;
   double deadline;            // seconds since the search started
@@ -46,26 +48,32 @@ SearchSummary SearchEngine::run(const SearchRequest& request, double budget_seco
   budget_ = budget_seconds;
   SearchSummary summary;
   summary.budget_seconds = budget_seconds;
-  for (size_t i = 0; i < request.backends.size(); ++i) {
-    // Each backend gets an equal share of what is left, so time one saves passes to the next.
-    const double share = (budget_ - elapsed()) / static_cast<double>(request.backends.size() - i);
-    summary.backends.push_back(search_backend(request, request.backends[i], share));
-  }
+  const size_t searches = request.backends.size() * request.precisions.size();
+  for (const auto& precision : request.precisions)
+    for (const auto& backend : request.backends) {
+      // Each search gets an equal share of what is left, so time one saves passes to the next.
+      const double share = (budget_ - elapsed()) / static_cast<double>(searches - summary.backends.size());
+      summary.backends.push_back(search_backend(request, backend, precision, share));
+    }
   summary.elapsed_seconds = elapsed();
   return summary;
 }
 
-StudyKey SearchEngine::study_key(const SearchRequest& r, const std::string& backend) const {
+StudyKey SearchEngine::study_key(const SearchRequest& r, const std::string& backend,
+                                 const std::string& precision) const {
   return {r.model.name, r.model.config_hash(), r.instance.name, r.instance.fingerprint(), r.libtorch_version,
-          TUNE_VERSION, backend, r.precision, r.seq_len};
+          TUNE_VERSION, backend, precision, r.seq_len, "attention=" + r.attention + ",optimizer=" + r.optimizer};
 }
 
-TrialSpec SearchEngine::make_spec(const SearchRequest& r, const std::string& backend, const Candidate& c,
-                                  TrialPurpose purpose) const {
+TrialSpec SearchEngine::make_spec(const Stage& stage, const Candidate& c) const {
+  const SearchRequest& r = *stage.request;
+  const TrialPurpose purpose = stage.purpose;
   TrialSpec s;
   s.model = r.model;
-  s.backend = backend;
-  s.precision = r.precision;
+  s.backend = stage.backend;
+  s.precision = stage.precision;
+  s.attention = r.attention;
+  s.optimizer = r.optimizer;
   s.purpose = purpose;
   s.seq_len = r.seq_len;
   s.batch_size = c.batch_size;
@@ -75,6 +83,7 @@ TrialSpec SearchEngine::make_spec(const SearchRequest& r, const std::string& bac
   s.min_measure_steps = settings_.min_measure_steps;
   s.max_measure_steps = settings_.max_measure_steps;
   s.measure_seconds = settings_.measure_seconds;
+  s.ci_halfwidth = settings_.ci_halfwidth;
   s.train_steps = purpose == TrialPurpose::learning_rate ? settings_.lr_train_steps : 0;
   s.threads = r.instance.threads;
   s.device = r.instance.device;
@@ -88,8 +97,8 @@ TrialSpec SearchEngine::make_spec(const SearchRequest& r, const std::string& bac
 }
 
 TrialResult SearchEngine::measure(Stage& stage, const TrialSpec& spec) {
-  const std::string head = strf("[%s] %s batch %d, lr %.1e", stage.backend.c_str(), to_string(spec.purpose).c_str(),
-                                spec.batch_size, spec.learning_rate);
+  const std::string head = strf("[%s %s] %s batch %d, lr %.1e", stage.backend.c_str(), stage.precision.c_str(),
+                                to_string(spec.purpose).c_str(), spec.batch_size, spec.learning_rate);
   if (auto stored = db_.find_trial(stage.study_id, spec.config_key())) {
     ++stage.outcome->trials_reused;
     progress_ << head << ": reused from the store: " << describe_result(stored->result) << "\n" << std::flush;
@@ -114,7 +123,7 @@ std::optional<std::pair<Candidate, TrialResult>> SearchEngine::run_stage(Tuner& 
   bool first = true;
   while (auto candidate = tuner.ask()) {
     const TrialPurpose purpose = stage.purpose;
-    const TrialSpec spec = make_spec(*stage.request, stage.backend, *candidate, purpose);
+    const TrialSpec spec = make_spec(stage, *candidate);
     const bool stored = db_.find_trial(stage.study_id, spec.config_key()).has_value();
     // A ramp trial at double the batch takes about twice as long as the last one.
     const double scale = purpose == TrialPurpose::throughput ? 2.0 : 1.0;
@@ -122,7 +131,7 @@ std::optional<std::pair<Candidate, TrialResult>> SearchEngine::run_stage(Tuner& 
       const std::string why = strf("budget: the next trial (~%s) does not fit the %s left", 
                                    format_duration(scale * stage.last_trial_seconds).c_str(),
                                    format_duration(std::max(0.0, stage.deadline - elapsed())).c_str());
-      progress_ << "[" << stage.backend << "] " << to_string(purpose) << " stage stopped: " << why << "\n";
+      progress_ << "[" << stage.backend << " " << stage.precision << "] " << to_string(purpose) << " stage stopped: " << why << "\n";
       return tuner.best() ? tuner.best() : std::nullopt;
     }
     tuner.tell(*candidate, measure(stage, spec));
@@ -131,20 +140,37 @@ std::optional<std::pair<Candidate, TrialResult>> SearchEngine::run_stage(Tuner& 
   return tuner.best();
 }
 
+BestConfig SearchEngine::best_config(const SearchRequest& request, const Stage& stage,
+                                     const std::pair<Candidate, TrialResult>& ramp, bool capped,
+                                     const std::optional<std::pair<Candidate, TrialResult>>& lr) const {
+  const TrialResult& t = ramp.second;
+  BestConfig best{ramp.first.batch_size, capped, lr ? lr->first.learning_rate : ramp.first.learning_rate,
+                  t.samples_per_second, t.step_time_median, t.compile_overhead_seconds, t.peak_memory_bytes,
+                  lr ? lr->second.score_loss : 0.0, static_cast<int>(db_.trials(stage.study_id).size())};
+  best.step_time_ci_low = t.step_time_ci_low;
+  best.step_time_ci_high = t.step_time_ci_high;
+  best.flops_per_step = t.flops_per_step;
+  best.mfu = model_flops_utilization(t.flops_per_step, t.step_time_median,
+                                     request.instance.peak.for_precision(stage.precision));
+  return best;
+}
+
 BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const std::string& backend,
-                                            double backend_seconds) {
+                                            const std::string& precision, double backend_seconds) {
   BackendOutcome outcome;
   outcome.backend = backend;
-  const int64_t study = db_.ensure_study(study_key(request, backend));
+  outcome.precision = precision;
+  const int64_t study = db_.ensure_study(study_key(request, backend, precision));
   const double backend_end = elapsed() + backend_seconds;
-  Stage stage{backend, TrialPurpose::throughput, study, elapsed() + settings_.ramp_budget_share * backend_seconds, 0,
-              &request, &outcome};
+  Stage stage{backend, precision, TrialPurpose::throughput, study,
+              elapsed() + settings_.ramp_budget_share * backend_seconds, 0, &request, &outcome};
 
   BatchRamp ramp({1, settings_.max_batch_size, settings_.min_throughput_gain, settings_.ramp_learning_rate});
   const auto ramp_best = run_stage(ramp, stage);
   outcome.ramp_stop = ramp.stop_reason().empty() ? "budget" : ramp.stop_reason();
   if (!ramp_best) {
     outcome.failure = "no batch size ran: " + outcome.ramp_stop;
+    if (backend != "eager") outcome.failure += "; falls back to eager";
     return outcome;
   }
   stage.purpose = TrialPurpose::learning_rate;
@@ -152,12 +178,7 @@ BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const 
   LrSweep sweep({ramp_best->first.batch_size, settings_.learning_rates});
   const auto lr_best = run_stage(sweep, stage);
   outcome.lr_stop = sweep.stop_reason().empty() ? "budget" : sweep.stop_reason();
-
-  const TrialResult& t = ramp_best->second;
-  BestConfig best{ramp_best->first.batch_size, ramp.capped_by_range(),
-                  lr_best ? lr_best->first.learning_rate : ramp_best->first.learning_rate,
-                  t.samples_per_second, t.step_time_median, t.compile_overhead_seconds, t.peak_memory_bytes,
-                  lr_best ? lr_best->second.score_loss : 0.0, static_cast<int>(db_.trials(study).size())};
+  const BestConfig best = best_config(request, stage, *ramp_best, ramp.capped_by_range(), lr_best);
   db_.save_best(study, best);
   outcome.best = best;
   return outcome;

@@ -20,7 +20,9 @@ struct SearchRequest {
   Instance instance;
   std::string libtorch_version;
   std::vector<std::string> backends{"eager", "jit"};
-  std::string precision = "fp32";
+  std::vector<std::string> precisions{"fp32"};  // each backend is searched at each precision
+  std::string attention = "math";               // step options, the same for every backend (TrialSpec)
+  std::string optimizer = "adamw";
   int seq_len = 128;
   uint64_t seed = 0;
   std::string corpus_path;    // empty: default corpus
@@ -32,6 +34,7 @@ struct SearchRequest {
 
 struct BackendOutcome {
   std::string backend;
+  std::string precision;
   std::optional<BestConfig> best;
   std::string ramp_stop;   // why the batch ramp ended
   std::string lr_stop;     // why the learning-rate sweep ended
@@ -56,12 +59,14 @@ class SearchEngine {
 
  private:
   struct Stage;
-  BackendOutcome search_backend(const SearchRequest& request, const std::string& backend, double backend_seconds);
+  BackendOutcome search_backend(const SearchRequest& request, const std::string& backend, const std::string& precision,
+                                double backend_seconds);
+  BestConfig best_config(const SearchRequest& request, const Stage& stage, const std::pair<Candidate, TrialResult>& ramp,
+                         bool capped, const std::optional<std::pair<Candidate, TrialResult>>& lr) const;
   std::optional<std::pair<Candidate, TrialResult>> run_stage(Tuner& tuner, Stage& stage);
   TrialResult measure(Stage& stage, const TrialSpec& spec);
-  TrialSpec make_spec(const SearchRequest& request, const std::string& backend, const Candidate& candidate,
-                      TrialPurpose purpose) const;
-  StudyKey study_key(const SearchRequest& request, const std::string& backend) const;
+  TrialSpec make_spec(const Stage& stage, const Candidate& candidate) const;
+  StudyKey study_key(const SearchRequest& request, const std::string& backend, const std::string& precision) const;
   double elapsed() const;
 
   Database& db_;

@@ -41,6 +41,10 @@ SearchSettings load_search_settings(const std::string& file) {
   read_yaml_key(root, "min_measure_steps", s.min_measure_steps, file);
   read_yaml_key(root, "max_measure_steps", s.max_measure_steps, file);
   read_duration(root, "measure_time", s.measure_seconds, file);
+  read_yaml_key(root, "ci_halfwidth", s.ci_halfwidth, file);
+  if (s.ci_halfwidth <= 0 || s.ci_halfwidth >= 1)
+    throw std::invalid_argument(file + ": key 'ci_halfwidth': expected a share between 0 and 1, got " +
+                                std::to_string(s.ci_halfwidth));
   read_yaml_key(root, "lr_train_steps", s.lr_train_steps, file);
   read_yaml_key(root, "ramp_budget_share", s.ramp_budget_share, file);
   read_duration(root, "trial_timeout", s.trial_timeout_seconds, file);

@@ -13,9 +13,10 @@ struct SearchSettings {
   double ramp_learning_rate = 1e-4;
   std::vector<double> learning_rates{3e-5, 1e-4, 3e-4, 1e-3};
   int warmup_steps = 3;
-  int min_measure_steps = 3;
-  int max_measure_steps = 10;
-  double measure_seconds = 10;
+  int min_measure_steps = 6;         // 6: the fewest steps whose median has a 95% order-statistic CI
+  int max_measure_steps = 30;
+  double measure_seconds = 30;
+  double ci_halfwidth = 0.02;        // stop timing once the median's 95% CI is within +-2%
   int lr_train_steps = 12;
   double ramp_budget_share = 0.6;    // of a backend's share of the budget; the rest is for learning rates
   double trial_timeout_seconds = 900;

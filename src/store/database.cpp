@@ -35,6 +35,14 @@ CREATE TABLE best_configs (
   lr_score_loss REAL NOT NULL, trials_run INTEGER NOT NULL,
   updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));
 )sql",
+    // 2: step options (attention, optimizer) key studies; best configs keep the step time's CI and MFU.
+    R"sql(
+ALTER TABLE studies ADD COLUMN step_options TEXT NOT NULL DEFAULT 'attention=math,optimizer=adamw';
+ALTER TABLE best_configs ADD COLUMN step_time_ci_low REAL NOT NULL DEFAULT 0;
+ALTER TABLE best_configs ADD COLUMN step_time_ci_high REAL NOT NULL DEFAULT 0;
+ALTER TABLE best_configs ADD COLUMN flops_per_step REAL NOT NULL DEFAULT 0;
+ALTER TABLE best_configs ADD COLUMN mfu REAL NOT NULL DEFAULT 0;
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kSchemaVersion, "one migration per schema version");
@@ -86,9 +94,11 @@ StoredTrial read_trial(const Statement& s) {
 }  // namespace
 
 std::string StudyKey::key() const {
+  // Default step options leave the hash as schema 1 made it, so studies stored before them still match.
+  const std::string options = step_options == kDefaultStepOptions ? "" : '\n' + step_options;
   return stable_hash(model + '\n' + model_config_hash + '\n' + instance + '\n' + instance_fingerprint + '\n' +
                      libtorch_version + '\n' + tune_version + '\n' + backend + '\n' + precision + '\n' +
-                     std::to_string(seq_len));
+                     std::to_string(seq_len) + options);
 }
 
 Database::Database(const std::string& path) : path_(path) {
@@ -145,10 +155,10 @@ void Database::migrate() {
 int64_t Database::ensure_study(const StudyKey& k) {
   Statement insert(db_,
                    "INSERT OR IGNORE INTO studies (study_key, model, model_config_hash, instance, instance_fingerprint,"
-                   " libtorch_version, tune_version, backend, precision, seq_len) VALUES (?,?,?,?,?,?,?,?,?,?)");
+                   " libtorch_version, tune_version, backend, precision, seq_len, step_options) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
   insert.bind(1, k.key()).bind(2, k.model).bind(3, k.model_config_hash).bind(4, k.instance);
   insert.bind(5, k.instance_fingerprint).bind(6, k.libtorch_version).bind(7, k.tune_version);
-  insert.bind(8, k.backend).bind(9, k.precision).bind(10, k.seq_len);
+  insert.bind(8, k.backend).bind(9, k.precision).bind(10, k.seq_len).bind(11, k.step_options);
   insert.step();
   Statement select(db_, "SELECT id FROM studies WHERE study_key = ?");
   select.bind(1, k.key());
@@ -191,10 +201,12 @@ void Database::save_best(int64_t study_id, const BestConfig& b) {
   Statement s(db_,
               "INSERT OR REPLACE INTO best_configs (study_id, batch_size, batch_capped_by_range, learning_rate,"
               " samples_per_second, step_time, compile_overhead_seconds, peak_memory_bytes, lr_score_loss,"
-              " trials_run) VALUES (?,?,?,?,?,?,?,?,?,?)");
+              " trials_run, step_time_ci_low, step_time_ci_high, flops_per_step, mfu)"
+              " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, study_id).bind(2, b.batch_size).bind(3, b.batch_capped_by_range ? 1 : 0).bind(4, b.learning_rate);
   s.bind(5, b.samples_per_second).bind(6, b.step_time).bind(7, b.compile_overhead_seconds);
   s.bind(8, b.peak_memory_bytes).bind(9, b.lr_score_loss).bind(10, b.trials_run);
+  s.bind(11, b.step_time_ci_low).bind(12, b.step_time_ci_high).bind(13, b.flops_per_step).bind(14, b.mfu);
   s.step();
 }
 
@@ -203,16 +215,18 @@ std::vector<BestRow> Database::best_rows() const {
               "SELECT s.model, s.model_config_hash, s.instance, s.instance_fingerprint, s.libtorch_version,"
               " s.tune_version, s.backend, s.precision, s.seq_len, b.batch_size, b.batch_capped_by_range,"
               " b.learning_rate, b.samples_per_second, b.step_time, b.compile_overhead_seconds,"
-              " b.peak_memory_bytes, b.lr_score_loss, b.trials_run, b.updated_at"
+              " b.peak_memory_bytes, b.lr_score_loss, b.trials_run, b.updated_at, s.step_options,"
+              " b.step_time_ci_low, b.step_time_ci_high, b.flops_per_step, b.mfu"
               " FROM best_configs b JOIN studies s ON s.id = b.study_id"
-              " ORDER BY s.model, s.instance, s.precision, s.seq_len, s.backend");
+              " ORDER BY s.model, s.instance, s.precision, s.seq_len, s.step_options, s.backend");
   std::vector<BestRow> rows;
   while (s.step()) {
     BestRow r;
     r.key = {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), s.text(7),
-             static_cast<int>(s.integer(8))};
+             static_cast<int>(s.integer(8)), s.text(19)};
     r.best = {static_cast<int>(s.integer(9)), s.integer(10) != 0, s.real(11), s.real(12), s.real(13),
-              s.real(14), s.integer(15), s.real(16), static_cast<int>(s.integer(17))};
+              s.real(14), s.integer(15), s.real(16), static_cast<int>(s.integer(17)), s.real(20), s.real(21),
+              s.real(22), s.real(23)};
     r.updated_at = s.text(18);
     rows.push_back(r);
   }

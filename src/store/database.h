@@ -13,7 +13,8 @@ struct sqlite3;
 
 namespace tune {
 
-constexpr int kSchemaVersion = 1;
+constexpr int kSchemaVersion = 2;
+constexpr const char* kDefaultStepOptions = "attention=math,optimizer=adamw";
 
 // Everything that makes measurements comparable. Results with different keys never mix.
 struct StudyKey {
@@ -26,6 +27,7 @@ struct StudyKey {
   std::string backend;
   std::string precision;
   int seq_len = 0;
+  std::string step_options = kDefaultStepOptions;  // attention and optimizer the steps ran with
 
   std::string key() const;  // stable hash of all fields
 };
@@ -49,6 +51,10 @@ struct BestConfig {
   int64_t peak_memory_bytes = 0;
   double lr_score_loss = 0;
   int trials_run = 0;
+  double step_time_ci_low = 0;   // 95% CI of the median step time
+  double step_time_ci_high = 0;
+  double flops_per_step = 0;     // training matmul FLOPs of one step at this batch size
+  double mfu = 0;                // model FLOPs utilization against the instance's peak; 0 when unknown
 };
 
 struct BestRow {

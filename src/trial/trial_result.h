@@ -14,11 +14,16 @@ struct TrialResult {
   TrialStatus status = TrialStatus::crashed;
   std::string error_stage;            // e.g. "compile", "step", "build_model" (empty when ok)
   std::string error_message;
-  double compile_seconds = 0;         // preparing the step (trace for jit, nothing for eager)
-  double first_steps_seconds = 0;     // wall time of the first warmup_steps steps
-  double compile_overhead_seconds = 0;// compile + first steps - K * steady step time
+  double compile_seconds = 0;         // preparing the step (trace/capture; nothing for eager)
+  double first_step_seconds = 0;      // the first step: the executor's first-run optimization, allocator warm-up
+  double later_warmup_seconds = 0;    // warm-up steps 2..K
+  double first_steps_seconds = 0;     // all K warm-up steps (first + later)
+  double compile_overhead_seconds = 0;// compile + first K steps - K * steady step time
   double step_time_median = 0;        // steady state, seconds
+  double step_time_ci_low = 0;        // 95% CI of the median (order statistics; min/max under 6 steps)
+  double step_time_ci_high = 0;
   double step_time_cv = 0;            // coefficient of variation of steady-state steps
+  std::string steady_state_stop;      // why timing stopped: CI reached, time cap or step cap
   std::vector<double> step_times;     // steady-state step times, seconds
   double samples_per_second = 0;
   double tokens_per_second = 0;
@@ -26,6 +31,8 @@ struct TrialResult {
   std::vector<double> losses;         // loss at every optimizer step, in order
   double score_loss = 0;              // learning-rate trials: mean loss of the last steps
   int64_t parameter_count = 0;
+  double flops_per_step = 0;          // training matmul FLOPs (models/model_flops.h), for MFU
+  std::vector<std::string> warnings;  // libtorch warnings during the trial (graph breaks, syncs), with counts
   std::string compile_info;           // backend's own account: graphs, fusion groups, ...
   double wall_seconds = 0;            // the whole trial, as seen by the parent
 
@@ -36,8 +43,9 @@ NLOHMANN_JSON_SERIALIZE_ENUM(TrialStatus, {{TrialStatus::ok, "ok"}, {TrialStatus
     {TrialStatus::diverged, "diverged"}, {TrialStatus::timeout, "timeout"}, {TrialStatus::crashed, "crashed"},
     {TrialStatus::compile_error, "compile_error"}, {TrialStatus::invalid, "invalid"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialResult, status, error_stage, error_message, compile_seconds,
-    first_steps_seconds, compile_overhead_seconds, step_time_median, step_time_cv, step_times,
-    samples_per_second, tokens_per_second, peak_memory_bytes, losses, score_loss, parameter_count,
+    first_step_seconds, later_warmup_seconds, first_steps_seconds, compile_overhead_seconds, step_time_median,
+    step_time_ci_low, step_time_ci_high, step_time_cv, steady_state_stop, step_times, samples_per_second,
+    tokens_per_second, peak_memory_bytes, losses, score_loss, parameter_count, flops_per_step, warnings,
     compile_info, wall_seconds)
 
 // A failed result with its stage and message.

@@ -8,18 +8,22 @@
 #include <cstdio>
 #include <new>
 #include <numeric>
+#include <optional>
 
 #include "compile/train_step.h"
 #include "data/batch_source.h"
 #include "data/training_data.h"
 #include "models/model_factory.h"
+#include "models/model_flops.h"
 #include "trial/device_memory.h"
+#include "trial/step_clock.h"
+#include "trial/step_statistics.h"
+#include "trial/warning_capture.h"
+#include "util/table_format.h"
 
 namespace tune {
 namespace {
 
-using Clock = std::chrono::steady_clock;
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
 
 bool is_out_of_memory(const std::exception& e) {
   if (dynamic_cast<const std::bad_alloc*>(&e) || dynamic_cast<const c10::OutOfMemoryError*>(&e)) return true;
@@ -41,13 +45,11 @@ double tail_mean(const std::vector<double>& losses) {
 }
 
 void summarise_steps(const TrialSpec& spec, TrialResult& r) {
-  auto sorted = r.step_times;
-  std::sort(sorted.begin(), sorted.end());
-  r.step_time_median = sorted.empty() ? 0 : sorted[sorted.size() / 2];
-  const double mean = std::accumulate(sorted.begin(), sorted.end(), 0.0) / std::max<size_t>(1, sorted.size());
-  double var = 0;
-  for (double t : sorted) var += (t - mean) * (t - mean);
-  r.step_time_cv = sorted.size() > 1 ? std::sqrt(var / (sorted.size() - 1)) / mean : 0;
+  const StepStatistics stats = step_statistics(r.step_times);
+  r.step_time_median = stats.median;
+  r.step_time_ci_low = stats.ci_low;
+  r.step_time_ci_high = stats.ci_high;
+  r.step_time_cv = stats.cv;
   if (r.step_time_median > 0) {
     r.samples_per_second = spec.batch_size / r.step_time_median;
     r.tokens_per_second = r.samples_per_second * spec.seq_len;
@@ -57,46 +59,109 @@ void summarise_steps(const TrialSpec& spec, TrialResult& r) {
   if (!r.losses.empty()) r.score_loss = tail_mean(r.losses);
 }
 
-// Runs the steps; returns false (with r.status set) when the loss diverges.
+// Steps of one trial, timed in blocks by a StepClock; losses stay on the device until a block ends.
+class StepLoop {
+ public:
+  StepLoop(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>& pool, TrialResult& r)
+      : spec_(spec), step_(step), pool_(pool), r_(r), clock_(make_step_clock(spec.device)) {}
+
+  // Runs n steps; returns their times, or nothing when the loss diverged (r.status set).
+  std::optional<std::vector<double>> run(int n) {
+    std::vector<torch::Tensor> losses;
+    {
+      SyncWarnings syncs(spec_.device);  // a step that syncs by itself shows up as one counted warning
+      clock_->mark();
+      for (int i = 0; i < n; ++i) {
+        losses.push_back(step_.step(pool_[done_++ % pool_.size()]));
+        clock_->mark();
+      }
+    }
+    auto times = clock_->collect();
+    for (const auto& loss : losses)
+      if (!record_loss(loss.item<double>())) return std::nullopt;
+    return times;
+  }
+  int done() const { return done_; }
+  int block_steps() const { return clock_->block_steps(); }
+
+ private:
+  bool record_loss(double loss) {
+    r_.losses.push_back(loss);
+    if (std::isfinite(loss)) return true;
+    r_.status = TrialStatus::diverged;
+    r_.error_stage = "step";
+    r_.error_message = "loss became " + std::to_string(loss) + " at step " + std::to_string(r_.losses.size());
+    return false;
+  }
+  const TrialSpec& spec_;
+  TrainStep& step_;
+  const std::vector<Batch>& pool_;
+  TrialResult& r_;
+  std::unique_ptr<StepClock> clock_;
+  int done_ = 0;
+};
+
+// Why timing may stop now: the median's CI is tight, or the time cap is reached; empty to go on.
+std::string steady_state_reached(const TrialSpec& spec, const TrialResult& r, double measured) {
+  if (static_cast<int>(r.step_times.size()) < spec.min_measure_steps) return "";
+  const StepStatistics stats = step_statistics(r.step_times);
+  if (median_ci_within(stats, spec.ci_halfwidth))
+    return strf("median's 95%% CI within +-%.0f%% after %d steps", 100 * spec.ci_halfwidth, stats.samples);
+  if (measured >= spec.measure_seconds)
+    return strf("time cap %.0f s after %d steps (CI %.3f-%.3f s)", spec.measure_seconds, stats.samples,
+                stats.ci_low, stats.ci_high);
+  return "";
+}
+
+// Warm-up steps timed apart, then steady-state blocks until the stopping rule or the step count.
 bool run_steps(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>& pool, TrialResult& r) {
+  StepLoop loop(spec, step, pool, r);
+  const auto warmup = loop.run(spec.warmup_steps);
+  if (!warmup) return false;
+  r.first_step_seconds = warmup->empty() ? 0 : warmup->front();
+  r.first_steps_seconds = std::accumulate(warmup->begin(), warmup->end(), 0.0);
+  r.later_warmup_seconds = r.first_steps_seconds - r.first_step_seconds;
   const int steps = total_steps(spec);
   double measured = 0;
-  const auto first_start = Clock::now();
-  for (int i = 0; i < steps; ++i) {
-    const auto t0 = Clock::now();
-    const double loss = step.step(pool[i % pool.size()]).item<double>();
-    const double dt = seconds_since(t0);
-    r.losses.push_back(loss);
-    if (!std::isfinite(loss)) {
-      r.status = TrialStatus::diverged;
-      r.error_stage = "step";
-      r.error_message = "loss became " + std::to_string(loss) + " at step " + std::to_string(i + 1);
-      return false;
-    }
-    if (i + 1 == spec.warmup_steps) r.first_steps_seconds = seconds_since(first_start);
-    if (i < spec.warmup_steps) continue;
-    r.step_times.push_back(dt);
-    measured += dt;
-    const int timed = static_cast<int>(r.step_times.size());
-    const bool enough = timed >= spec.min_measure_steps && measured >= spec.measure_seconds;
-    if (spec.purpose == TrialPurpose::throughput && enough) break;
+  while (loop.done() < steps) {
+    const auto times = loop.run(std::min(loop.block_steps(), steps - loop.done()));
+    if (!times) return false;
+    r.step_times.insert(r.step_times.end(), times->begin(), times->end());
+    measured = std::accumulate(r.step_times.begin(), r.step_times.end(), 0.0);
+    if (spec.purpose != TrialPurpose::throughput) continue;
+    r.steady_state_stop = steady_state_reached(spec, r, measured);
+    if (!r.steady_state_stop.empty()) return true;
   }
+  r.steady_state_stop = strf("step cap: %d steps", static_cast<int>(r.step_times.size()));
   return true;
 }
 
-TrialResult run_trial_body(const TrialSpec& spec) {
-  TrialResult r;
-  const torch::Device device(spec.device);
-  auto model = build_model_with_weights(spec.model, spec.seed, spec.weights_dir);
-  model.module->to(device);
-  r.parameter_count = parameter_count(*model.module);
-  model.module->train();
+// T5's decoder length comes from the batch (span corruption fixes it per seq_len); 0 for other families.
+double flops_of(const TrialSpec& spec, const Batch& example) {
+  const int decoder_len = example.decoder_input_ids.defined() ? example.decoder_input_ids.size(1) : 0;
+  return training_flops(spec.model, spec.batch_size, spec.seq_len, decoder_len).total();
+}
+
+std::vector<Batch> batch_pool(const TrialSpec& spec) {
   std::string data_description;
   auto source = make_batch_source(spec.model, load_training_data(spec, &data_description), spec.seq_len,
                                   spec.batch_size, spec.seed + 1);
   std::fprintf(stderr, "tune: data: %s\n", data_description.c_str());
   std::vector<Batch> pool;
+  const torch::Device device(spec.device);
   for (int i = 0; i < std::min(total_steps(spec), 16); ++i) pool.push_back(source->next().to(device));
+  return pool;
+}
+
+TrialResult run_trial_body(const TrialSpec& spec) {
+  TrialResult r;
+  WarningCapture warnings;
+  auto model = build_model_with_weights(spec.model, spec.seed, spec.weights_dir);
+  model.module->to(torch::Device(spec.device));
+  r.parameter_count = parameter_count(*model.module);
+  model.module->train();
+  const std::vector<Batch> pool = batch_pool(spec);
+  r.flops_per_step = flops_of(spec, pool.front());
   auto step = make_train_step(spec.backend, model, StepOptions{spec.learning_rate, spec.precision, spec.optimizer});
   try {
     const CompileReport report = step->prepare(pool.front());
@@ -107,7 +172,9 @@ TrialResult run_trial_body(const TrialSpec& spec) {
   } catch (const CompileError& e) {
     return failed_result(TrialStatus::compile_error, e.stage, e.what());
   }
-  if (!run_steps(spec, *step, pool, r)) return r;
+  const bool finished = run_steps(spec, *step, pool, r);
+  r.warnings = warnings.messages();
+  if (!finished) return r;
   const std::string info = step->runtime_info();
   if (!info.empty()) r.compile_info += "; " + info;
   r.status = TrialStatus::ok;

@@ -30,6 +30,7 @@ struct TrialSpec {
   int min_measure_steps = 3;   // steady-state steps timed at least
   int max_measure_steps = 20;  // ... and at most
   double measure_seconds = 20; // stop timing once this much steady-state time is collected
+  double ci_halfwidth = 0.02;  // ... or once the median's 95% CI is within +-this share of it
   int train_steps = 0;         // learning-rate trials: optimizer steps whose losses are scored
   int threads = 0;             // libtorch intra-op threads (0: leave libtorch's default)
   int64_t memory_limit_bytes = 0;  // 0: no cap; CPU: growth of the trial process, CUDA: allocator limit
@@ -47,7 +48,7 @@ NLOHMANN_JSON_SERIALIZE_ENUM(TrialPurpose, {{TrialPurpose::throughput, "throughp
                                            {TrialPurpose::learning_rate, "learning_rate"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialSpec, model, backend, device, precision, attention, optimizer,
     purpose, seq_len,
-    batch_size, learning_rate, seed, warmup_steps, min_measure_steps, max_measure_steps, measure_seconds,
+    batch_size, learning_rate, seed, warmup_steps, min_measure_steps, max_measure_steps, measure_seconds, ci_halfwidth,
     train_steps, threads, memory_limit_bytes, corpus_path, tokenizer_dir, dataset_path, weights_dir, timeout_seconds)
 
 }  // namespace tune

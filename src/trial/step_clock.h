@@ -1,0 +1,23 @@
+// Times training steps without adding a sync per step: marks at step boundaries, read in blocks.
+// CPU: wall clock. CUDA: events on the current stream, one synchronize per block (collect()).
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace tune {
+
+class StepClock {
+ public:
+  virtual ~StepClock() = default;
+  virtual void mark() = 0;  // a step boundary (call once before the first step, then after each step)
+  // Seconds between consecutive marks since the last collect(); waits for the device to reach the last mark.
+  virtual std::vector<double> collect() = 0;
+  // How many steps a block should hold before collect(): 1 on CPU; more on GPU so launches overlap.
+  virtual int block_steps() const = 0;
+};
+
+// The clock for a torch device string ("cpu", "cuda", "cuda:1").
+std::unique_ptr<StepClock> make_step_clock(const std::string& device);
+
+}  // namespace tune
