@@ -87,7 +87,7 @@ bool run_steps(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>&
 TrialResult run_trial_body(const TrialSpec& spec) {
   TrialResult r;
   const torch::Device device(spec.device);
-  auto model = build_model_with_weights(spec.model, spec.seed, spec.weights_dir);
+  auto model = build_model_with_weights(spec.model, spec.seed, spec.weights_dir, spec.attention);
   model.module->to(device);
   r.parameter_count = parameter_count(*model.module);
   model.module->train();
