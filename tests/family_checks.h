@@ -49,12 +49,12 @@ inline ModelConfig without_dropout(const std::string& model) {
 }
 
 // Same seed, no dropout: the traced graph's loss equals the eager module's on one batch of the model's task.
-inline void expect_jit_loss_equals_eager(const std::string& model) {
+inline void expect_jit_loss_equals_eager(const std::string& model, const std::string& attention = "math") {
   const ModelConfig c = without_dropout(model);
   const Batch b = make_batch_source(c, {}, 16, 4, 1)->next();
-  auto eager_model = build_model(c, 7);
+  auto eager_model = build_model(c, 7, attention);
   const double eager_loss = eager_model.loss(b).item<double>();
-  auto jit_model = build_model(c, 7);
+  auto jit_model = build_model(c, 7, attention);
   JitStep jit(jit_model, 1e-3);
   jit.prepare(b);
   for (int run = 0; run < 3; ++run)  // profiling run, optimizing run, optimized run

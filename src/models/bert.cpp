@@ -20,12 +20,19 @@ torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask) {
 }
 
 torch::Tensor multi_head_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                                   const torch::Tensor& additive_mask, int num_heads, torch::nn::Dropout& dropout) {
+                                   const torch::Tensor& additive_mask, int num_heads, torch::nn::Dropout& dropout,
+                                   AttentionKernel kernel) {
   const int64_t batch = q.size(0), seq = q.size(1), head_dim = q.size(2) / num_heads;
   auto heads = [&](const torch::Tensor& t) { return t.view({batch, seq, num_heads, head_dim}).transpose(1, 2); };
-  auto scores = torch::matmul(heads(q), heads(k).transpose(-1, -2)) / std::sqrt(static_cast<double>(head_dim));
-  auto probs = dropout(torch::softmax(scores + additive_mask, -1));
-  return torch::matmul(probs, heads(v)).transpose(1, 2).reshape({batch, seq, num_heads * head_dim});
+  torch::Tensor context;
+  if (kernel == AttentionKernel::sdpa) {
+    context = fused_attention(heads(q), heads(k), heads(v), additive_mask,
+                              1.0 / std::sqrt(static_cast<double>(head_dim)), *dropout);
+  } else {
+    auto scores = torch::matmul(heads(q), heads(k).transpose(-1, -2)) / std::sqrt(static_cast<double>(head_dim));
+    context = torch::matmul(dropout(torch::softmax(scores + additive_mask, -1)), heads(v));
+  }
+  return context.transpose(1, 2).reshape({batch, seq, num_heads * head_dim});
 }
 
 BertEmbeddingsImpl::BertEmbeddingsImpl(const ModelConfig& c) {
@@ -53,7 +60,8 @@ BertSelfAttentionImpl::BertSelfAttentionImpl(const ModelConfig& c)
 }
 
 torch::Tensor BertSelfAttentionImpl::forward(const torch::Tensor& hidden, const torch::Tensor& additive_mask) {
-  return multi_head_attention(query(hidden), key(hidden), value(hidden), additive_mask, num_heads, dropout);
+  return multi_head_attention(query(hidden), key(hidden), value(hidden), additive_mask, num_heads, dropout,
+                              attention_kernel);
 }
 
 BertResidualOutputImpl::BertResidualOutputImpl(int64_t in_features, const ModelConfig& c) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <torch/torch.h>
 
+#include "models/attention.h"
 #include "models/model_config.h"
 
 namespace tune {
@@ -16,7 +17,7 @@ struct BertEmbeddingsImpl : torch::nn::Module {
 };
 TORCH_MODULE(BertEmbeddings);
 
-struct BertSelfAttentionImpl : torch::nn::Module {
+struct BertSelfAttentionImpl : torch::nn::Module, AttentionKernelChoice {
   explicit BertSelfAttentionImpl(const ModelConfig& c);
   torch::Tensor forward(const torch::Tensor& hidden, const torch::Tensor& additive_mask);
   int num_heads, head_dim;
@@ -80,9 +81,10 @@ torch::nn::LayerNorm make_layer_norm(const ModelConfig& c);
 // HF's extended mask from a [batch, seq] 0/1 mask: 0 where attended, the float minimum where masked,
 // shaped [batch, 1, 1, seq] to broadcast over heads and queries.
 torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask);
-// HF's eager attention on projected q, k, v [batch, seq, heads * head_dim]: softmax(q k^T / sqrt(d) + mask),
-// dropout on the probabilities, heads merged back to [batch, seq, heads * head_dim].
+// HF's attention on projected q, k, v [batch, seq, heads * head_dim]: softmax(q k^T / sqrt(d) + mask),
+// dropout on the probabilities, heads merged back to [batch, seq, heads * head_dim]; by `kernel`.
 torch::Tensor multi_head_attention(const torch::Tensor& q, const torch::Tensor& k, const torch::Tensor& v,
-                                   const torch::Tensor& additive_mask, int num_heads, torch::nn::Dropout& dropout);
+                                   const torch::Tensor& additive_mask, int num_heads, torch::nn::Dropout& dropout,
+                                   AttentionKernel kernel);
 
 }  // namespace tune

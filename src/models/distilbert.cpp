@@ -54,8 +54,8 @@ DistilBertBlockImpl::DistilBertBlockImpl(const ModelConfig& c) : num_heads(c.num
 }
 
 torch::Tensor DistilBertBlockImpl::forward(const torch::Tensor& hidden, const torch::Tensor& additive_mask) {
-  const auto context =
-      multi_head_attention(q_lin(hidden), k_lin(hidden), v_lin(hidden), additive_mask, num_heads, attention_dropout);
+  const auto context = multi_head_attention(q_lin(hidden), k_lin(hidden), v_lin(hidden), additive_mask, num_heads,
+                                            attention_dropout, attention_kernel);
   const auto attended = sa_layer_norm(out_lin(context) + hidden);
   return output_layer_norm(ffn_dropout(lin2(torch::gelu(lin1(attended)))) + attended);
 }

@@ -3,6 +3,7 @@
 #pragma once
 #include <torch/torch.h>
 
+#include "models/attention.h"
 #include "models/model_config.h"
 #include "models/model_factory.h"
 
@@ -19,7 +20,7 @@ struct DistilBertEmbeddingsImpl : torch::nn::Module {
 TORCH_MODULE(DistilBertEmbeddings);
 
 // HF's TransformerBlock: attention (q_lin, k_lin, v_lin, out_lin) -> sa_layer_norm, ffn (lin1, lin2) -> output_layer_norm.
-struct DistilBertBlockImpl : torch::nn::Module {
+struct DistilBertBlockImpl : torch::nn::Module, AttentionKernelChoice {
   explicit DistilBertBlockImpl(const ModelConfig& c);
   torch::Tensor forward(const torch::Tensor& hidden, const torch::Tensor& additive_mask);
   int num_heads;

@@ -57,10 +57,14 @@ torch::Tensor GPT2AttentionImpl::forward(const torch::Tensor& hidden, const torc
   const auto qkv = c_attn(hidden).split(width, /*dim=*/2);
   auto heads = [&](const torch::Tensor& t) { return t.view({batch, seq, num_heads, head_dim}).transpose(1, 2); };
   const auto q = heads(qkv[0]), k = heads(qkv[1]), v = heads(qkv[2]);
-  const auto scores = torch::matmul(q, k.transpose(-1, -2)) * scaling + additive_mask;
-  const auto probs = attn_dropout(torch::softmax(scores, -1));
-  const auto context = torch::matmul(probs, v).transpose(1, 2).reshape({batch, seq, width});
-  return resid_dropout(c_proj(context));
+  torch::Tensor context;
+  if (attention_kernel == AttentionKernel::sdpa) {
+    context = fused_attention(q, k, v, additive_mask, scaling, *attn_dropout);  // the mask is causal and padding
+  } else {
+    const auto scores = torch::matmul(q, k.transpose(-1, -2)) * scaling + additive_mask;
+    context = torch::matmul(attn_dropout(torch::softmax(scores, -1)), v);
+  }
+  return resid_dropout(c_proj(context.transpose(1, 2).reshape({batch, seq, width})));
 }
 
 GPT2MLPImpl::GPT2MLPImpl(const ModelConfig& c) : activation(c.hidden_act) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <torch/torch.h>
 
+#include "models/attention.h"
 #include "models/model_config.h"
 
 namespace tune {
@@ -15,7 +16,7 @@ struct Conv1DImpl : torch::nn::Module {
 };
 TORCH_MODULE(Conv1D);
 
-struct GPT2AttentionImpl : torch::nn::Module {
+struct GPT2AttentionImpl : torch::nn::Module, AttentionKernelChoice {
   GPT2AttentionImpl(const ModelConfig& c, int layer_index);
   // additive_mask: [batch, 1, seq, seq], 0 where attended, the float minimum elsewhere.
   torch::Tensor forward(const torch::Tensor& hidden, const torch::Tensor& additive_mask);

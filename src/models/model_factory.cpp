@@ -4,6 +4,7 @@
 
 #include <stdexcept>
 
+#include "models/attention.h"
 #include "models/bert.h"
 #include "models/gpt2.h"
 #include "models/t5.h"
@@ -41,10 +42,7 @@ TrainableModel build_t5(const ModelConfig& config) {
           {"lm_head.weight", "encoder.embed_tokens.weight", "decoder.embed_tokens.weight"}};
 }
 
-}  // namespace
-
-TrainableModel build_model(const ModelConfig& config, uint64_t seed) {
-  torch::manual_seed(seed);
+TrainableModel build_family(const ModelConfig& config) {
   if (config.family == "bert") return build_bert(config);
   if (config.family == "gpt2") return build_gpt2(config);
   if (config.family == "t5") return build_t5(config);
@@ -54,8 +52,19 @@ TrainableModel build_model(const ModelConfig& config, uint64_t seed) {
                               " is not implemented in this build");
 }
 
-TrainableModel build_model_with_weights(const ModelConfig& config, uint64_t seed, const std::string& weights_dir) {
-  TrainableModel model = build_model(config, seed);
+}  // namespace
+
+TrainableModel build_model(const ModelConfig& config, uint64_t seed, const std::string& attention) {
+  const AttentionKernel kernel = parse_attention_kernel(attention);  // before building: a bad name costs nothing
+  torch::manual_seed(seed);
+  TrainableModel model = build_family(config);
+  set_attention_kernel(*model.module, kernel);
+  return model;
+}
+
+TrainableModel build_model_with_weights(const ModelConfig& config, uint64_t seed, const std::string& weights_dir,
+                                        const std::string& attention) {
+  TrainableModel model = build_model(config, seed, attention);
   if (!weights_dir.empty()) load_hf_weights(*model.module, weights_dir, model.ignored_checkpoint_suffixes);
   return model;
 }

@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <memory>
+#include <string>
 
 #include "data/batch.h"
 #include "models/model_config.h"
@@ -19,13 +20,15 @@ struct TrainableModel {
   std::vector<std::string> ignored_checkpoint_suffixes;
 };
 
-// Seeds torch's generator with `seed` before building, so weights are reproducible.
-// Throws std::invalid_argument for a family this build does not implement.
-TrainableModel build_model(const ModelConfig& config, uint64_t seed);
+// Seeds torch's generator with `seed` before building, so weights are reproducible. `attention` picks every
+// attention layer's kernel: "math" (HF's eager matmul/softmax) or "sdpa" (torch's fused scaled_dot_product_attention).
+// Throws std::invalid_argument for a family this build does not implement or another attention name.
+TrainableModel build_model(const ModelConfig& config, uint64_t seed, const std::string& attention = "math");
 
 int64_t parameter_count(const torch::nn::Module& module);
 
 // Builds the model and, when weights_dir is not empty, loads a HF checkpoint into it (--weights).
-TrainableModel build_model_with_weights(const ModelConfig& config, uint64_t seed, const std::string& weights_dir);
+TrainableModel build_model_with_weights(const ModelConfig& config, uint64_t seed, const std::string& weights_dir,
+                                        const std::string& attention = "math");
 
 }  // namespace tune

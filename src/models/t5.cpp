@@ -28,6 +28,12 @@ torch::Tensor padding_mask(const torch::Tensor& attention_mask) {
   return additive(attention_mask.to(torch::kBool).unsqueeze(1).unsqueeze(2));
 }
 
+// a + b, or whichever is defined (undefined when neither is).
+torch::Tensor sum_of_defined(const torch::Tensor& a, const torch::Tensor& b) {
+  if (!a.defined()) return b;
+  return b.defined() ? a + b : a;
+}
+
 // HF's _relative_position_bucket, op for op (same float rounding at bucket boundaries).
 torch::Tensor relative_position_bucket(torch::Tensor relative_position, bool bidirectional, int64_t num_buckets,
                                        int64_t max_distance) {
@@ -102,11 +108,17 @@ torch::Tensor T5AttentionImpl::forward(const torch::Tensor& hidden, const torch:
   const int64_t batch = hidden.size(0);
   auto heads = [&](const torch::Tensor& t) { return t.view({batch, -1, num_heads, d_kv}).transpose(1, 2); };
   const auto qh = heads(q(hidden)), kh = heads(k(keys)), vh = heads(v(keys));
-  auto scores = torch::matmul(qh, kh.transpose(2, 3));  // T5 does not scale: the init folds it into q
-  if (position_bias.defined()) scores = scores + position_bias;
-  if (additive_mask.defined()) scores = scores + additive_mask;
-  const auto probs = dropout(torch::softmax(scores, -1));
-  return o(torch::matmul(probs, vh).transpose(1, 2).reshape({batch, -1, num_heads * d_kv}));
+  torch::Tensor context;
+  if (attention_kernel == AttentionKernel::sdpa) {
+    // The learned position bias joins the mask as attn_mask; scale 1: T5 does not scale, the init folds it into q.
+    context = fused_attention(qh, kh, vh, sum_of_defined(position_bias, additive_mask), /*scale=*/1.0, *dropout);
+  } else {
+    auto scores = torch::matmul(qh, kh.transpose(2, 3));  // T5 does not scale: the init folds it into q
+    if (position_bias.defined()) scores = scores + position_bias;
+    if (additive_mask.defined()) scores = scores + additive_mask;
+    context = torch::matmul(dropout(torch::softmax(scores, -1)), vh);
+  }
+  return o(context.transpose(1, 2).reshape({batch, -1, num_heads * d_kv}));
 }
 
 T5DenseImpl::T5DenseImpl(const T5Dims& d) : gated(d.gated), activation(d.activation) {

@@ -3,6 +3,7 @@
 #pragma once
 #include <torch/torch.h>
 
+#include "models/attention.h"
 #include "models/model_config.h"
 
 namespace tune {
@@ -26,7 +27,7 @@ struct T5LayerNormImpl : torch::nn::Module {
 };
 TORCH_MODULE(T5LayerNorm);
 
-struct T5AttentionImpl : torch::nn::Module {
+struct T5AttentionImpl : torch::nn::Module, AttentionKernelChoice {
   T5AttentionImpl(const T5Dims& d, bool has_relative_attention_bias, bool bidirectional);
   // keys: the encoder output for cross-attention, else `hidden`. position_bias [1, heads, q, k] or undefined;
   // additive_mask broadcasts to [batch, heads, q, k] or is undefined (nothing masked).

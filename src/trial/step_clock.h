@@ -10,8 +10,9 @@ namespace tune {
 class StepClock {
  public:
   virtual ~StepClock() = default;
-  virtual void mark() = 0;  // a step boundary (call once before the first step, then after each step)
-  // Seconds between consecutive marks since the last collect(); waits for the device to reach the last mark.
+  virtual void mark() = 0;  // a step boundary (once before a block's first step, then after each step)
+  // Seconds between consecutive marks of this block (one per step), waiting for the device to reach the
+  // last mark; the next block starts with a fresh mark.
   virtual std::vector<double> collect() = 0;
   // How many steps a block should hold before collect(): 1 on CPU; more on GPU so launches overlap.
   virtual int block_steps() const = 0;

@@ -156,7 +156,7 @@ std::vector<Batch> batch_pool(const TrialSpec& spec) {
 TrialResult run_trial_body(const TrialSpec& spec) {
   TrialResult r;
   WarningCapture warnings;
-  auto model = build_model_with_weights(spec.model, spec.seed, spec.weights_dir);
+  auto model = build_model_with_weights(spec.model, spec.seed, spec.weights_dir, spec.attention);
   model.module->to(torch::Device(spec.device));
   r.parameter_count = parameter_count(*model.module);
   model.module->train();
