@@ -1,5 +1,5 @@
-// Google Benchmark: one training step (forward, backward, AdamW) per backend on bert-tiny and
-// bert-base-cased at seq 128, on this CPU. Run: build/tests/bench/tune_bench --benchmark_format=json
+// Google Benchmark: one training step (forward, backward, optimizer) per backend, precision and step
+// option on bert-tiny and bert-base-cased at seq 128. Run: build/tests/bench/tune_bench --benchmark_format=json
 #include <benchmark/benchmark.h>
 
 #include <torch/torch.h>
@@ -10,30 +10,60 @@
 
 namespace {
 
-// Args: batch size. The model and backend are the benchmark's template-free captures.
-void train_step(benchmark::State& state, const std::string& model_name, const std::string& backend) {
-  const tune::ModelConfig config = tune::resolve_model(model_name);
-  const int batch = static_cast<int>(state.range(0));
-  tune::MlmBatcher batcher({}, config, 128, batch, 1);
-  const tune::Batch b = batcher.next();
-  auto step = tune::make_train_step(backend, tune::build_model(config, 0), tune::StepOptions{});
+struct Variant {
+  std::string model, backend, precision = "fp32", attention = "math", optimizer = "adamw";
+  int batch = 8;
+  int iterations = 0;  // 0: let the library decide (tiny); fixed for the base model's multi-second steps
+};
+
+// On a GPU machine the steps run there (and cuda-graph joins); else on this CPU.
+std::string bench_device() { return torch::cuda::is_available() ? "cuda" : "cpu"; }
+
+void train_step(benchmark::State& state, const Variant& v) {
+  const tune::ModelConfig config = tune::resolve_model(v.model);
+  const torch::Device device(bench_device());
+  tune::MlmBatcher batcher({}, config, 128, v.batch, 1);
+  const tune::Batch b = batcher.next().to(device);
+  auto model = tune::build_model(config, 0, v.attention);
+  model.module->to(device);
+  auto step = tune::make_train_step(v.backend, model, tune::StepOptions{1e-4, v.precision, v.optimizer});
   step->prepare(b);
   for (int i = 0; i < 3; ++i) step->step(b).item<double>();  // warm-up, and the jit's optimizing runs
   for (auto _ : state) benchmark::DoNotOptimize(step->step(b).item<double>());
-  state.SetItemsProcessed(state.iterations() * batch);
-  state.counters["samples_per_s"] = benchmark::Counter(static_cast<double>(state.iterations() * batch),
+  state.SetItemsProcessed(state.iterations() * v.batch);
+  state.counters["samples_per_s"] = benchmark::Counter(static_cast<double>(state.iterations() * v.batch),
                                                        benchmark::Counter::kIsRate);
+}
+
+std::vector<Variant> variants() {
+  std::vector<Variant> out;
+  std::vector<std::string> backends{"eager", "jit"};
+  if (bench_device() == "cuda") backends.push_back("cuda-graph");
+  for (const auto& backend : backends)
+    for (const char* precision : {"fp32", "bf16"}) {
+      for (int batch : {8, 32}) out.push_back({"bert-tiny", backend, precision, "math", "adamw", batch});
+      out.push_back({"bert-base-cased", backend, precision, "math", "adamw", 4, 5});
+    }
+  out.push_back({"bert-tiny", "eager", "fp32", "sdpa", "adamw", 32});
+  out.push_back({"bert-tiny", "eager", "fp32", "math", "fused", 32});
+  out.push_back({"bert-base-cased", "eager", "fp32", "sdpa", "adamw", 4, 5});
+  out.push_back({"bert-base-cased", "eager", "fp32", "math", "fused", 4, 5});
+  return out;
 }
 
 }  // namespace
 
-BENCHMARK_CAPTURE(train_step, tiny_eager, std::string("bert-tiny"), std::string("eager"))
-    ->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(train_step, tiny_jit, std::string("bert-tiny"), std::string("jit"))
-    ->Arg(8)->Arg(32)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(train_step, base_eager, std::string("bert-base-cased"), std::string("eager"))
-    ->Arg(4)->Iterations(5)->Unit(benchmark::kMillisecond);
-BENCHMARK_CAPTURE(train_step, base_jit, std::string("bert-base-cased"), std::string("jit"))
-    ->Arg(4)->Iterations(5)->Unit(benchmark::kMillisecond);
-
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  for (const auto& v : variants()) {
+    const std::string name = v.model + "/" + v.backend + "/" + v.precision + "/" + v.attention + "/" + v.optimizer +
+                             "/batch:" + std::to_string(v.batch);
+    auto* b = benchmark::RegisterBenchmark(name.c_str(), [v](benchmark::State& s) { train_step(s, v); });
+    b->Unit(benchmark::kMillisecond);
+    if (v.iterations > 0) b->Iterations(v.iterations);
+  }
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
