@@ -3,6 +3,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <numeric>
 #include <string>
 
@@ -18,8 +19,9 @@ inline double mean_of(const std::vector<double>& v, size_t from, size_t to) {
 }
 
 // `steps` optimizer steps of run_trial_in_process; the mean of the last fifth must be `min_drop` below the first's.
+// `adjust` changes the spec further (backend, precision, optimizer).
 inline void expect_loss_falls(const std::string& model, int steps, double min_drop, const std::string& dataset = "",
-                              double learning_rate = 1e-3) {
+                              double learning_rate = 1e-3, const std::function<void(TrialSpec&)>& adjust = {}) {
   TrialSpec s;
   s.model = resolve_model(model);
   s.seq_len = 32;
@@ -30,6 +32,7 @@ inline void expect_loss_falls(const std::string& model, int steps, double min_dr
   s.purpose = TrialPurpose::learning_rate;
   s.train_steps = steps;
   s.dataset_path = dataset;
+  if (adjust) adjust(s);
   const TrialResult r = run_trial_in_process(s);
   ASSERT_EQ(r.status, TrialStatus::ok) << r.error_message;
   ASSERT_EQ(r.losses.size(), static_cast<size_t>(steps));
@@ -37,7 +40,8 @@ inline void expect_loss_falls(const std::string& model, int steps, double min_dr
   const double first = mean_of(r.losses, 0, fifth), last = mean_of(r.losses, steps - fifth, steps);
   EXPECT_LT(last, first - min_drop) << model << ": loss did not fall: first " << first << ", last " << last;
   EXPECT_EQ(r.parameter_count, s.model.expected_parameters);
-  std::printf("%s: loss %.4f -> %.4f over %d steps\n", model.c_str(), first, last, steps);
+  std::printf("%s (%s, %s, %s): loss %.4f -> %.4f over %d steps\n", model.c_str(), s.backend.c_str(),
+              s.precision.c_str(), s.optimizer.c_str(), first, last, steps);
 }
 
 // A tested model with every dropout off (the common ones and each family's own keys): runs are deterministic.
@@ -55,7 +59,7 @@ inline void expect_jit_loss_equals_eager(const std::string& model, const std::st
   auto eager_model = build_model(c, 7, attention);
   const double eager_loss = eager_model.loss(b).item<double>();
   auto jit_model = build_model(c, 7, attention);
-  JitStep jit(jit_model, 1e-3);
+  JitStep jit(jit_model, StepOptions{1e-3});
   jit.prepare(b);
   for (int run = 0; run < 3; ++run)  // profiling run, optimizing run, optimized run
     EXPECT_NEAR(jit.traced_loss(b).item<double>(), eager_loss, 1e-5) << model << ", run " << run;

@@ -29,7 +29,7 @@ TEST(JitStep, GradientsEqualEagerAndReachOriginalParameters) {
   eager_loss.backward();
 
   auto jit_model = build_model(c, 7);
-  JitStep jit(jit_model, 1e-3);
+  JitStep jit(jit_model, StepOptions{1e-3});
   jit.prepare(b);
   for (int run = 0; run < 3; ++run) {  // profiling run, optimizing run, optimized run
     jit_model.module->zero_grad();
@@ -47,7 +47,7 @@ TEST(JitStep, GradientsEqualEagerAndReachOriginalParameters) {
 TEST(JitStep, NewShapeRecompiles) {
   const ModelConfig c = deterministic_tiny();
   auto model = build_model(c, 0);
-  JitStep jit(model, 1e-3);
+  JitStep jit(model, StepOptions{1e-3});
   jit.prepare(batch_of(c, 2, 16, 1));
   jit.step(batch_of(c, 2, 16, 2));
   EXPECT_EQ(jit.recompiles(), 0);
@@ -60,8 +60,8 @@ TEST(JitStep, TrainsLikeEager) {
   std::vector<Batch> batches;
   MlmBatcher batcher({}, c, 16, 4, 5);
   for (int i = 0; i < 5; ++i) batches.push_back(batcher.next());
-  EagerStep eager(build_model(c, 3), 1e-3);
-  JitStep jit(build_model(c, 3), 1e-3);
+  EagerStep eager(build_model(c, 3), StepOptions{1e-3});
+  JitStep jit(build_model(c, 3), StepOptions{1e-3});
   jit.prepare(batches[0]);
   for (const auto& b : batches)
     EXPECT_NEAR(eager.step(b).item<double>(), jit.step(b).item<double>(), 1e-3);

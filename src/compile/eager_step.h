@@ -1,20 +1,24 @@
 // The native baseline: the training step as a plain libtorch user writes it.
-// Nothing to compile; every op dispatches eagerly.
+// Nothing to compile; every op dispatches eagerly (under autocast for bf16/fp16).
 #pragma once
+#include "compile/autocast_guard.h"
+#include "compile/optimizer_step.h"
 #include "compile/train_step.h"
 
 namespace tune {
 
 class EagerStep : public TrainStep {
  public:
-  EagerStep(TrainableModel model, double learning_rate);
+  // Throws std::invalid_argument for an unknown options.precision or options.optimizer.
+  EagerStep(TrainableModel model, const StepOptions& options);
   std::string backend() const override { return "eager"; }
   CompileReport prepare(const Batch& example) override;
   torch::Tensor step(const Batch& batch) override;
 
  private:
   TrainableModel model_;
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;
+  OptimizerStep update_;
+  std::optional<at::ScalarType> autocast_;
 };
 
 }  // namespace tune

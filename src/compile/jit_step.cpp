@@ -1,8 +1,10 @@
 // The TorchScript backend: trace model+loss with parameters as graph inputs, so the graph executor's
-// autograd sends gradients to the original parameters and the stock optimizer updates them.
+// autograd sends gradients to the original parameters and the shared OptimizerStep updates them.
+// Mixed precision: autocast is on while tracing (its casts become graph nodes) and off while running.
 #include "compile/jit_step.h"
 
 #include <torch/csrc/jit/frontend/tracer.h>
+#include <torch/csrc/jit/passes/autocast.h>
 #include <torch/csrc/jit/passes/tensorexpr_fuser.h>
 
 #include <chrono>
@@ -28,9 +30,14 @@ void count_groups(const torch::jit::Block* block, int& fusion_groups, int& diff_
 
 }  // namespace
 
-JitStep::JitStep(TrainableModel model, double learning_rate)
-    : model_(std::move(model)), optimizer_(make_optimizer(*model_.module, learning_rate)),
-      parameters_(model_.module->parameters()) {}
+JitStep::JitStep(TrainableModel model, const StepOptions& options)
+    : model_(std::move(model)), parameters_(model_.module->parameters()), update_(parameters_, options),
+      autocast_(autocast_dtype(options.precision)) {
+  // The traced graph already holds autocast's casts and runs with autocast off. The executor's own autocast
+  // pass (a process-wide switch, on by default) would add casts again wherever eager autocast happened to be
+  // on when it optimizes; PyTorch's docs say to turn it off for graphs traced under autocast.
+  if (autocast_) torch::jit::setAutocastMode(false);
+}
 
 CompileReport JitStep::prepare(const Batch& example) {
   const auto start = std::chrono::steady_clock::now();
@@ -45,6 +52,7 @@ CompileReport JitStep::prepare(const Batch& example) {
     return {loss_fn(example.with_tensors(values))};
   };
   try {
+    AutocastGuard autocast(parameter_device_type(*model_.module), autocast_);
     auto traced = torch::jit::tracer::trace(inputs, traced_fn, [](const torch::autograd::Variable&) { return ""; },
                                             /*strict=*/false);
     graph_ = traced.first->graph;
@@ -72,16 +80,17 @@ torch::Tensor JitStep::traced_loss(const Batch& batch) {
   torch::jit::Stack stack;
   for (const auto& t : batch.tensors()) stack.emplace_back(t);
   for (const auto& p : parameters_) stack.emplace_back(p);
+  // Under autocast the graph mixes dtypes (e.g. a bf16 matmul output meeting an fp32 tensor promotes to fp32).
+  // JIT autodiff's symbolic gradients do not cast a gradient back to its input's dtype as eager autograd's
+  // engine does, so the optimized plan's backward fails ("expected m1 and m2 to have the same dtype", seen
+  // on bert-tiny). The unoptimized plan leaves every op's gradient to eager autograd.
+  torch::jit::GraphOptimizerEnabledGuard optimize(!autocast_.has_value());
   executor_->run(stack);
   return stack.at(0).toTensor();
 }
 
 torch::Tensor JitStep::step(const Batch& batch) {
-  optimizer_->zero_grad();
-  auto loss = traced_loss(batch);
-  loss.backward();
-  optimizer_->step();
-  return loss.detach();
+  return update_.run([&] { return traced_loss(batch); });
 }
 
 std::string JitStep::runtime_info() const {
@@ -90,6 +99,7 @@ std::string JitStep::runtime_info() const {
   int fusion = 0, diff = 0, nodes = 0;
   count_groups(optimized->block(), fusion, diff, nodes);
   std::ostringstream out;
+  if (autocast_) out << "autocast: graph executor optimizations off (JIT autodiff cannot mix dtypes); ";
   out << "optimized graph: " << nodes << " nodes, " << fusion << " fusion groups, " << diff
       << " differentiable graphs; tensorexpr fuser " << (torch::jit::tensorExprFuserEnabled() ? "on" : "off")
       << ", recompiles " << recompiles_;

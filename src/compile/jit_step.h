@@ -4,15 +4,19 @@
 #include <torch/csrc/jit/ir/ir.h>
 #include <torch/csrc/jit/runtime/graph_executor.h>
 
+#include "compile/autocast_guard.h"
+#include "compile/optimizer_step.h"
 #include "compile/train_step.h"
 
 namespace tune {
 
 class JitStep : public TrainStep {
  public:
-  JitStep(TrainableModel model, double learning_rate);
+  // Throws std::invalid_argument for an unknown options.precision or options.optimizer.
+  JitStep(TrainableModel model, const StepOptions& options);
   std::string backend() const override { return "jit"; }
-  // Traces the loss for this batch shape. A later batch of another shape is a recompile.
+  // Traces the loss for this batch shape (under autocast for bf16/fp16, so the casts are in the graph).
+  // A later batch of another shape is a recompile.
   CompileReport prepare(const Batch& example) override;
   torch::Tensor step(const Batch& batch) override;
   std::string runtime_info() const override;
@@ -22,8 +26,9 @@ class JitStep : public TrainStep {
 
  private:
   TrainableModel model_;
-  std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::vector<torch::Tensor> parameters_;
+  OptimizerStep update_;
+  std::optional<at::ScalarType> autocast_;
   std::shared_ptr<torch::jit::Graph> graph_;
   std::unique_ptr<torch::jit::GraphExecutor> executor_;
   std::vector<int64_t> traced_shape_;

@@ -44,10 +44,8 @@ struct StepOptions {
   std::string optimizer = "adamw";  // adamw | fused
 };
 
-// Backends by name: "eager", "jit". Throws std::invalid_argument quoting an unknown name.
+// Backends by name: "eager", "jit", "cuda-graph". Throws std::invalid_argument quoting an unknown name (or an
+// unknown precision / optimizer in `options`). The optimizer is make_optimizer's (compile/optimizer_step.h).
 std::unique_ptr<TrainStep> make_train_step(const std::string& backend, TrainableModel model, const StepOptions& options);
-
-// The optimizer every backend uses (HF Trainer's default: AdamW, weight decay 0.01).
-std::unique_ptr<torch::optim::Optimizer> make_optimizer(torch::nn::Module& module, double learning_rate);
 
 }  // namespace tune

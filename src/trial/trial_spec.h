@@ -16,7 +16,7 @@ std::string to_string(TrialPurpose purpose);
 
 struct TrialSpec {
   ModelConfig model;
-  std::string backend = "eager";      // eager | jit
+  std::string backend = "eager";      // eager | jit | cuda-graph (CUDA only)
   std::string device = "cpu";         // torch device string: cpu, cuda, cuda:1
   std::string precision = "fp32";     // fp32 | bf16 (autocast) | fp16 (autocast + gradient scaler)
   std::string attention = "math";     // math (HF eager attention) | sdpa (fused scaled_dot_product_attention)
