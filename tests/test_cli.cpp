@@ -45,16 +45,16 @@ std::vector<std::pair<int, int>> trial_counts(const std::string& output) {
 TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   const auto dir = temp_dir("cli");
   const std::string db = (dir / "t.db").string();
-  const CliRun first = tune_cli("--model bert-tiny --budget 3m --db " + db);
+  const CliRun first = tune_cli("--model bert-tiny --budget 10m --db " + db);
   ASSERT_EQ(first.exit_code, 0) << first.output;
   EXPECT_NE(first.output.find("compiled training step (backend=jit)"), std::string::npos);
   EXPECT_NE(first.output.find("| bert-tiny"), std::string::npos) << first.output;
   EXPECT_NE(first.output.find("(jit)"), std::string::npos) << first.output;
-  EXPECT_NE(first.output.find("budget 3m 00s (--budget)"), std::string::npos) << first.output;
+  EXPECT_NE(first.output.find("budget 10m 00s (--budget)"), std::string::npos) << first.output;
 
   // A rerun re-measures nothing the first run finished (under load the first run may have stopped on its
   // budget, so the rerun may add trials; it must still reuse every one already stored).
-  const CliRun again = tune_cli("--model bert-tiny --budget 3m --db " + db);
+  const CliRun again = tune_cli("--model bert-tiny --budget 10m --db " + db);
   ASSERT_EQ(again.exit_code, 0) << again.output;
   const auto first_counts = trial_counts(first.output), again_counts = trial_counts(again.output);
   ASSERT_EQ(first_counts.size(), 2u) << first.output;
