@@ -24,6 +24,15 @@ std::string describe_result(const TrialResult& r) {
               r.score_loss, r.peak_memory_bytes / 1073741824.0);
 }
 
+// Compile overhead with its parts, so a user sees whether tracing, the first run or warm-up dominates.
+std::string describe_overhead(const TrialSpec& spec, const TrialResult& r) {
+  return strf("tune: compile overhead %.2f s = compile %.2f s + first step %.2f s + %d more warm-up steps %.2f s"
+              " - %d x steady step %.3f s (95%% CI %.3f-%.3f s, CV %.1f%%; %s)",
+              r.compile_overhead_seconds, r.compile_seconds, r.first_step_seconds, spec.warmup_steps - 1,
+              r.later_warmup_seconds, spec.warmup_steps, r.step_time_median, r.step_time_ci_low,
+              r.step_time_ci_high, 100 * r.step_time_cv, r.steady_state_stop.c_str());
+}
+
 }  // namespace
 
 // One stage of one backend: its study, its deadline and what it cost.
@@ -113,7 +122,9 @@ TrialResult SearchEngine::measure(Stage& stage, const TrialSpec& spec) {
   stage.last_trial_seconds = result.wall_seconds;
   if (result.ok() && spec.backend != "eager" && spec.purpose == TrialPurpose::throughput)
     progress_ << "\ntune: compiled training step (backend=" << spec.backend << ") in "
-              << strf("%.2f s", result.compile_seconds) << ": " << result.compile_info << "\n  -> ";
+              << strf("%.2f s", result.compile_seconds) << ": " << result.compile_info << "\n"
+              << describe_overhead(spec, result) << "\n  -> ";
+  for (const auto& warning : result.warnings) progress_ << "\ntune: warning in the step: " << warning;
   progress_ << describe_result(result) << " [" << format_duration(result.wall_seconds) << "; elapsed "
             << format_duration(elapsed()) << " of " << format_duration(budget_) << "]\n" << std::flush;
   return result;

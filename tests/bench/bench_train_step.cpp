@@ -35,6 +35,18 @@ void train_step(benchmark::State& state, const Variant& v) {
                                                        benchmark::Counter::kIsRate);
 }
 
+// The achievable matmul rate (a square GEMM), beside the estimated peak that MFU divides by: a
+// large gap means the estimate's clock or unit count is off for this machine.
+void matmul_peak(benchmark::State& state, torch::ScalarType dtype) {
+  const int64_t n = state.range(0);
+  const auto options = torch::TensorOptions().dtype(dtype).device(bench_device());
+  const auto a = torch::randn({n, n}, options), b = torch::randn({n, n}, options);
+  for (int i = 0; i < 2; ++i) torch::mm(a, b).sum().item<double>();
+  for (auto _ : state) benchmark::DoNotOptimize(torch::mm(a, b).sum().item<double>());
+  state.counters["FLOP/s"] = benchmark::Counter(2.0 * n * n * n * static_cast<double>(state.iterations()),
+                                                benchmark::Counter::kIsRate);
+}
+
 std::vector<Variant> variants() {
   std::vector<Variant> out;
   std::vector<std::string> backends{"eager", "jit"};
@@ -61,6 +73,8 @@ int main(int argc, char** argv) {
     b->Unit(benchmark::kMillisecond);
     if (v.iterations > 0) b->Iterations(v.iterations);
   }
+  benchmark::RegisterBenchmark("matmul/fp32", matmul_peak, torch::kFloat)->Arg(2048)->Unit(benchmark::kMillisecond);
+  benchmark::RegisterBenchmark("matmul/bf16", matmul_peak, torch::kBFloat16)->Arg(2048)->Unit(benchmark::kMillisecond);
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::RunSpecifiedBenchmarks();
