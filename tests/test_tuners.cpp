@@ -9,6 +9,7 @@
 #include "test_helpers.h"
 #include "tuner_checks.h"
 #include "tuners/batch_search.h"
+#include "tuners/gaussian_process.h"
 #include "tuners/successive_halving.h"
 
 using namespace tune;
@@ -238,6 +239,23 @@ TEST(RandomTuner, DifferentSeedsDrawDifferentRates) {
   EXPECT_FALSE(one.trials[0].candidate == two.trials[0].candidate);
 }
 
+TEST(GpTuner, SurrogatePassesNearItsObservationsAndIsUnsureBetweenThem) {
+  GaussianProcess1d gp(0.5, 1e-4);
+  const std::vector<double> x{-5, -4, -3, -2}, y{10.0, 8.0, 5.5, 6.5};
+  gp.fit(x, y);
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(gp.predict(x[i]).mean, y[i], 0.05) << x[i];
+  EXPECT_GT(gp.predict(-3.5).stddev, 5 * gp.predict(-3).stddev);
+  EXPECT_GT(gp.expected_improvement(-2.6, 5.5), gp.expected_improvement(-5, 5.5));
+}
+
+TEST(GpTuner, DifferentSeedsStartFromDifferentRates) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const ReplayRun one = replay_tuner("gp", lr_stage_space(), landscape, 1);
+  const ReplayRun two = replay_tuner("gp", lr_stage_space(), landscape, 2);
+  ASSERT_FALSE(one.trials.empty() || two.trials.empty());
+  EXPECT_FALSE(one.trials[0].candidate == two.trials[0].candidate);
+}
+
 // ---- the registry ----
 
 TEST(TunerRegistry, UnknownNameThrowsQuotingItAndListingTheKnownNames) {
@@ -248,7 +266,7 @@ TEST(TunerRegistry, UnknownNameThrowsQuotingItAndListingTheKnownNames) {
 
 TEST(TunerRegistry, RegistersTheEngineStrategiesAndTheNewOnes) {
   const auto names = tuner_names();
-  for (const char* name : {"batch_ramp", "lr_sweep", "grid", "random", "batch_search", "asha"})
+  for (const char* name : {"batch_ramp", "lr_sweep", "grid", "random", "batch_search", "asha", "gp"})
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
 }
 

@@ -8,6 +8,7 @@
 
 #include "tuners/batch_ramp.h"
 #include "tuners/batch_search.h"
+#include "tuners/gp_search.h"
 #include "tuners/grid_search.h"
 #include "tuners/lr_sweep.h"
 #include "tuners/random_search.h"
@@ -49,6 +50,9 @@ const std::vector<Entry>& entries() {
       {{"batch_search", "doubling to the memory boundary, then bisection; a safety margin", batch_stage},
        BatchSearch::option_names(),
        [](const TunerSpace& s, uint64_t) { return std::make_unique<BatchSearch>(s); }},
+      {{"gp", "learning rate by a Gaussian-process surrogate and expected improvement", lr_stage},
+       GpSearch::option_names(),
+       [](const TunerSpace& s, uint64_t seed) { return std::make_unique<GpSearch>(s, seed); }},
       {{"grid", "every batch size x every learning rate", both_stages},
        GridSearch::option_names(),
        [](const TunerSpace& s, uint64_t) { return std::make_unique<GridSearch>(s); }},
