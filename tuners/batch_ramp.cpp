@@ -12,7 +12,7 @@ BatchRamp::BatchRamp(BatchRampOptions options) : options_(options), next_(std::m
 
 std::optional<Candidate> BatchRamp::ask() {
   if (done_) return std::nullopt;
-  return Candidate{next_, options_.learning_rate};
+  return Candidate{next_, options_.learning_rate, 0};
 }
 
 void BatchRamp::tell(const Candidate& candidate, const TrialResult& result) {

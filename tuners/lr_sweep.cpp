@@ -11,7 +11,7 @@ std::optional<Candidate> LrSweep::ask() {
     stop_reason_ = "all learning rates tried";
     return std::nullopt;
   }
-  return Candidate{options_.batch_size, options_.learning_rates[next_]};
+  return Candidate{options_.batch_size, options_.learning_rates[next_], 0};
 }
 
 void LrSweep::tell(const Candidate& candidate, const TrialResult& result) {

@@ -1,0 +1,296 @@
+// Search strategies replayed on the bert-tiny landscape: every registered strategy is reproducible,
+// ends within its trial budget and never picks a failure; batch and learning-rate strategies find
+// what the exhaustive grid finds, cheaper; the registry rejects what it does not know.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "test_helpers.h"
+#include "tuner_checks.h"
+#include "tuners/batch_search.h"
+#include "tuners/gaussian_process.h"
+#include "tuners/successive_halving.h"
+
+using namespace tune;
+using namespace tune::testing;
+
+namespace {
+
+// Parameterised suites name each case after its strategy: AllTuners/EveryTuner.X/asha.
+std::string strategy_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
+
+bool same_rate(double a, double b) { return std::fabs(a / b - 1) < 1e-9; }
+
+bool asked_rate(const ReplayRun& run, double lr) {
+  return std::any_of(run.trials.begin(), run.trials.end(),
+                     [lr](const ReplayedTrial& t) { return same_rate(t.candidate.learning_rate, lr); });
+}
+
+// ---- every registered strategy ----
+
+class EveryTuner : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryTuner, SameSeedGivesTheSameCandidateSequence) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  for (const auto& space : spaces_for(GetParam())) {
+    const ReplayRun first = replay_tuner(GetParam(), space, landscape, 7);
+    const ReplayRun second = replay_tuner(GetParam(), space, landscape, 7);
+    ASSERT_FALSE(first.trials.empty());
+    ASSERT_EQ(first.trials.size(), second.trials.size()) << to_string(space.objective);
+    for (size_t i = 0; i < first.trials.size(); ++i)
+      EXPECT_TRUE(first.trials[i].candidate == second.trials[i].candidate) << to_string(space.objective) << " trial " << i;
+  }
+}
+
+TEST_P(EveryTuner, EndsByItselfWithinMaxTrials) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  for (auto space : spaces_for(GetParam()))
+    for (int max_trials : {3, 40}) {
+      space.max_trials = max_trials;
+      const ReplayRun run = replay_tuner(GetParam(), space, landscape);
+      EXPECT_TRUE(run.finished) << to_string(space.objective) << ", max " << max_trials;
+      EXPECT_LE(static_cast<int>(run.trials.size()), max_trials) << to_string(space.objective);
+      EXPECT_FALSE(run.stop_reason.empty()) << to_string(space.objective) << ", max " << max_trials;
+    }
+}
+
+// The spaces hold failures: batch 128 and up run out of memory, rates above 1e-2 diverge, and a
+// diverged replay keeps score_loss 0, lower than any real loss: a strategy that forgot the status
+// would pick it.
+TEST_P(EveryTuner, NeverReturnsAFailedTrialAsBest) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  for (const auto& space : spaces_for(GetParam())) {
+    const ReplayRun run = replay_tuner(GetParam(), space, landscape);
+    ASSERT_TRUE(run.best) << run.stop_reason;
+    EXPECT_TRUE(run.best->second.ok()) << to_string(run.best->second.status);
+    EXPECT_TRUE(landscape.replay(run.best->first).ok());
+  }
+}
+
+TEST_P(EveryTuner, HasNoBestWhenEveryTrialFails) {
+  const ReplayLandscape nothing_fits = bert_tiny_landscape(1);  // one byte of memory
+  for (const auto& space : spaces_for(GetParam())) {
+    const ReplayRun run = replay_tuner(GetParam(), space, nothing_fits);
+    EXPECT_TRUE(run.finished) << to_string(space.objective);
+    EXPECT_FALSE(run.best) << to_string(space.objective) << ": batch " << run.best->first.batch_size;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTuners, EveryTuner, ::testing::ValuesIn(tuner_names()), strategy_name);
+
+// ---- the batch stage ----
+
+class BatchStageTuner : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BatchStageTuner, FindsTheFastestBatchThatFitsTheMemoryLimit) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const ReplayRun run = replay_tuner(GetParam(), batch_stage_space(), landscape);
+  ASSERT_TRUE(run.best) << run.stop_reason;
+  EXPECT_EQ(run.best->first.batch_size, fastest_fitting_batch(landscape)) << run.stop_reason;
+  EXPECT_LE(run.best->second.peak_memory_bytes, landscape.memory_limit_bytes());
+}
+
+INSTANTIATE_TEST_SUITE_P(ThroughputStrategies, BatchStageTuner,
+                         ::testing::ValuesIn(tuners_for(StageObjective::throughput)), strategy_name);
+
+TEST(BatchSearchTuner, FindsTheMemoryBoundaryWithFewerTrialsThanAGridAtTheSameGranularity) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  BatchSearch search(batch_stage_space());
+  const ReplayRun searched = run_tuner(search, landscape, 100);
+  TunerSpace every_multiple_of_8 = batch_stage_space();
+  every_multiple_of_8.options["batch_step"] = 8;
+  const ReplayRun grid = replay_tuner("grid", every_multiple_of_8, landscape);
+
+  int grid_largest_fit = 0, grid_smallest_failure = 1 << 30;
+  for (const auto& t : grid.trials)
+    if (t.result.ok()) grid_largest_fit = std::max(grid_largest_fit, t.candidate.batch_size);
+    else grid_smallest_failure = std::min(grid_smallest_failure, t.candidate.batch_size);
+  EXPECT_EQ(search.largest_fit(), grid_largest_fit);
+  EXPECT_EQ(search.smallest_failure(), grid_smallest_failure);
+  EXPECT_EQ(landscape.batch_at(search.smallest_failure()).status, TrialStatus::oom);
+  EXPECT_LT(searched.trials.size(), grid.trials.size());
+  EXPECT_NE(searched.stop_reason.find("memory boundary"), std::string::npos) << searched.stop_reason;
+}
+
+TEST(BatchSearchTuner, KeepsASafetyMarginBelowTheMemoryLimit) {
+  // At 3.7 GiB batch 64 still fits (3.4 GiB) but not within 10% of the limit.
+  const int64_t limit = static_cast<int64_t>(3.7 * kGiB);
+  const ReplayLandscape landscape = bert_tiny_landscape(limit);
+  const ReplayRun searched = replay_tuner("batch_search", batch_stage_space(limit), landscape);
+  const ReplayRun grid = replay_tuner("grid", batch_stage_space(limit), landscape);
+  ASSERT_TRUE(searched.best && grid.best);
+  EXPECT_LE(searched.best->second.peak_memory_bytes, 0.9 * limit) << searched.stop_reason;
+  EXPECT_GT(grid.best->second.peak_memory_bytes, 0.9 * limit) << "the margin made no difference here";
+  EXPECT_LT(searched.best->first.batch_size, grid.best->first.batch_size);
+}
+
+TEST(BatchSearchTuner, StepsBackFromTheBoundaryWhenPeakMemoryIsUnknown) {
+  TunerSpace space = batch_stage_space();
+  space.memory_limit_bytes = 0;
+  BatchSearch search(space);
+  const ReplayRun run = run_tuner(search, bert_tiny_landscape(), 100);
+  ASSERT_TRUE(run.best && search.smallest_failure() > 0);
+  EXPECT_LE(run.best->first.batch_size, 0.9 * search.smallest_failure());
+  EXPECT_NE(run.stop_reason.find("unknown"), std::string::npos) << run.stop_reason;
+}
+
+// ---- the learning-rate stage ----
+
+class LrStageTuner : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(LrStageTuner, GetsWithin3PercentOfTheGridsBestLoss) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const ReplayRun grid = replay_tuner("grid", lr_stage_space(), landscape);
+  const ReplayRun run = replay_tuner(GetParam(), lr_stage_space(), landscape);
+  ASSERT_TRUE(grid.best && run.best) << run.stop_reason;
+  EXPECT_LE(run.best->second.score_loss, 1.03 * grid.best->second.score_loss)
+      << "best rate " << run.best->first.learning_rate << " vs the grid's " << grid.best->first.learning_rate;
+  // Scored after as many steps as the grid's: a short rung's loss is no comparable best.
+  EXPECT_EQ(run.best->second.losses.size(), grid.best->second.losses.size());
+}
+
+std::vector<std::string> lr_strategies_but_random() {
+  auto names = tuners_for(StageObjective::loss);
+  names.erase(std::remove(names.begin(), names.end(), "random"), names.end());
+  return names;
+}
+
+// Random search is left out: its regret depends on the draws (reported by ReplayReport).
+INSTANTIATE_TEST_SUITE_P(LearningRateStrategies, LrStageTuner, ::testing::ValuesIn(lr_strategies_but_random()),
+                         strategy_name);
+
+TEST(AshaTuner, CostsLessThanHalfOfTheGrid) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const ReplayRun grid = replay_tuner("grid", lr_stage_space(), landscape);
+  const ReplayRun asha = replay_tuner("asha", lr_stage_space(), landscape);
+  EXPECT_LT(asha.cost_seconds, 0.5 * grid.cost_seconds) << asha.trials.size() << " vs " << grid.trials.size() << " trials";
+}
+
+TEST(AshaTuner, SpendsFewerStepsOnDivergingRatesThanTheGridAndNeverTrainsThemFully) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const ReplayRun grid = replay_tuner("grid", lr_stage_space(), landscape);
+  const ReplayRun asha = replay_tuner("asha", lr_stage_space(), landscape);
+  const int full_steps = lr_stage_space().train_steps;
+  const auto diverging = [&](const Candidate& c) {  // a full-length run at this rate ends in a NaN loss
+    return landscape.replay({c.batch_size, c.learning_rate, full_steps}).status == TrialStatus::diverged;
+  };
+  ASSERT_GT(steps_spent(asha, diverging), 0u) << "asha never tried a diverging rate";
+  EXPECT_LT(steps_spent(asha, diverging), steps_spent(grid, diverging));
+  for (const auto& t : asha.trials)
+    if (diverging(t.candidate)) EXPECT_LT(t.candidate.train_steps, full_steps) << t.candidate.learning_rate;
+}
+
+// Rank would keep three of the four rates (eta 1.01): the divergence rule stops the third (a loss over
+// twice the best) and the fourth (diverged).
+TEST(AshaTuner, PrunesDivergedAndFarWorseRunsEvenWhenRankWouldPromoteThem) {
+  TunerSpace space = lr_stage_space();
+  space.min_learning_rate = 1e-4;
+  space.max_learning_rate = 1e-1;
+  space.reference_batch_size = 0;
+  space.options = {{"lr_points", 4}, {"eta", 1.01}, {"rungs", 2}, {"min_steps", 4}, {"max_steps", 8}};
+  SuccessiveHalving asha(space);
+  const std::vector<double> scores{5.0, 5.5, 12.0, std::nan("")};  // 12 > 2 x 5; NaN: diverged
+  for (double score : scores) {
+    const auto candidate = asha.ask();
+    ASSERT_TRUE(candidate);
+    TrialResult r;
+    r.status = std::isnan(score) ? TrialStatus::diverged : TrialStatus::ok;
+    r.losses = {10.0, score};
+    r.score_loss = score;
+    asha.tell(*candidate, r);
+  }
+  std::vector<double> promoted;
+  while (const auto candidate = asha.ask()) {
+    EXPECT_EQ(candidate->train_steps, 8);
+    promoted.push_back(candidate->learning_rate);
+    TrialResult r;
+    r.status = TrialStatus::ok;
+    r.losses = {4.0, 4.0};
+    r.score_loss = 4.0;
+    asha.tell(*candidate, r);
+  }
+  ASSERT_EQ(promoted.size(), 2u) << asha.stop_reason();
+  EXPECT_TRUE(same_rate(promoted[0], 1e-4) && same_rate(promoted[1], 1e-3)) << promoted[0] << ", " << promoted[1];
+  EXPECT_NE(asha.stop_reason().find("pruned as diverging"), std::string::npos) << asha.stop_reason();
+}
+
+TEST(AshaTuner, AddsScalingRuleRatesWhenTheBatchDiffersFromTheReference) {
+  const TunerSpace space = lr_stage_space();  // batch 64, reference 1e-3 at batch 8: k = 8
+  const double k = static_cast<double>(space.max_batch_size) / space.reference_batch_size;
+  const ReplayRun run = replay_tuner("asha", space, bert_tiny_landscape());
+  EXPECT_TRUE(asked_rate(run, space.reference_learning_rate * k)) << "linear scaling rule";
+  EXPECT_TRUE(asked_rate(run, space.reference_learning_rate * std::sqrt(k))) << "square-root scaling rule";
+}
+
+TEST(AshaTuner, AddsNoScalingRuleRateAtTheReferenceBatch) {
+  TunerSpace space = lr_stage_space();
+  space.reference_batch_size = space.max_batch_size;
+  EXPECT_TRUE(SuccessiveHalving(space).scaling_rule_rates().empty());
+  space.reference_batch_size = 8;
+  EXPECT_EQ(SuccessiveHalving(space).scaling_rule_rates().size(), 2u);
+}
+
+TEST(RandomTuner, DifferentSeedsDrawDifferentRates) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const ReplayRun one = replay_tuner("random", lr_stage_space(), landscape, 1);
+  const ReplayRun two = replay_tuner("random", lr_stage_space(), landscape, 2);
+  ASSERT_FALSE(one.trials.empty() || two.trials.empty());
+  EXPECT_FALSE(one.trials[0].candidate == two.trials[0].candidate);
+}
+
+TEST(GpTuner, SurrogatePassesNearItsObservationsAndIsUnsureBetweenThem) {
+  GaussianProcess1d gp(0.5, 1e-4);
+  const std::vector<double> x{-5, -4, -3, -2}, y{10.0, 8.0, 5.5, 6.5};
+  gp.fit(x, y);
+  for (size_t i = 0; i < x.size(); ++i) EXPECT_NEAR(gp.predict(x[i]).mean, y[i], 0.05) << x[i];
+  EXPECT_GT(gp.predict(-3.5).stddev, 5 * gp.predict(-3).stddev);
+  EXPECT_GT(gp.expected_improvement(-2.6, 5.5), gp.expected_improvement(-5, 5.5));
+}
+
+TEST(GpTuner, DifferentSeedsStartFromDifferentRates) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const ReplayRun one = replay_tuner("gp", lr_stage_space(), landscape, 1);
+  const ReplayRun two = replay_tuner("gp", lr_stage_space(), landscape, 2);
+  ASSERT_FALSE(one.trials.empty() || two.trials.empty());
+  EXPECT_FALSE(one.trials[0].candidate == two.trials[0].candidate);
+}
+
+// ---- the registry ----
+
+TEST(TunerRegistry, UnknownNameThrowsQuotingItAndListingTheKnownNames) {
+  const std::string error = error_of([] { make_tuner("hyperband", lr_stage_space(), 1); });
+  EXPECT_NE(error.find("'hyperband'"), std::string::npos) << error;
+  for (const auto& name : tuner_names()) EXPECT_NE(error.find(name), std::string::npos) << error;
+}
+
+TEST(TunerRegistry, RegistersTheEngineStrategiesAndTheNewOnes) {
+  const auto names = tuner_names();
+  for (const char* name : {"batch_ramp", "lr_sweep", "grid", "random", "batch_search", "asha", "gp"})
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+}
+
+TEST(TunerRegistry, UnknownOptionThrowsNamingItAndTheStrategysOptions) {
+  TunerSpace space = lr_stage_space();
+  space.options["etta"] = 2;
+  const std::string error = error_of([&] { make_tuner("asha", space, 1); });
+  EXPECT_NE(error.find("'etta'"), std::string::npos) << error;
+  EXPECT_NE(error.find("divergence_factor"), std::string::npos) << error;
+}
+
+TEST(TunerRegistry, StrategyForTheOtherStageIsRejected) {
+  const std::string error = error_of([] { make_tuner("asha", batch_stage_space(), 1); });
+  EXPECT_NE(error.find("'asha'"), std::string::npos) << error;
+  EXPECT_NE(error.find("throughput"), std::string::npos) << error;
+}
+
+TEST(TunerRegistry, BadSpaceThrowsQuotingTheValue) {
+  TunerSpace space = lr_stage_space();
+  space.min_batch_size = 0;
+  EXPECT_NE(error_of([&] { make_tuner("grid", space, 1); }).find("[0, 64]"), std::string::npos);
+  space = lr_stage_space();
+  space.options["eta"] = 1;
+  EXPECT_NE(error_of([&] { make_tuner("asha", space, 1); }).find("eta 1"), std::string::npos);
+}
+
+}  // namespace

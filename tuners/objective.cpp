@@ -1,0 +1,39 @@
+// Stage objectives: names, the usable-result rule and the best trial of a list.
+// Failed and non-finite results are never usable, whatever the strategy.
+#include "tuners/objective.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace tune {
+
+std::string to_string(StageObjective objective) {
+  return objective == StageObjective::throughput ? "throughput" : "loss";
+}
+
+StageObjective parse_stage_objective(const std::string& text) {
+  if (text == "throughput") return StageObjective::throughput;
+  if (text == "loss") return StageObjective::loss;
+  throw std::invalid_argument("unknown stage objective '" + text + "': expected throughput or loss");
+}
+
+bool is_usable(const TrialResult& result, StageObjective objective) {
+  if (!result.ok()) return false;
+  if (objective == StageObjective::throughput) return std::isfinite(result.samples_per_second) && result.samples_per_second > 0;
+  return std::isfinite(result.score_loss);
+}
+
+double objective_value(const TrialResult& result, StageObjective objective) {
+  return objective == StageObjective::throughput ? result.samples_per_second : -result.score_loss;
+}
+
+std::optional<ToldTrial> best_trial(const std::vector<ToldTrial>& told, StageObjective objective) {
+  std::optional<ToldTrial> best;
+  for (const auto& entry : told)
+    if (is_usable(entry.second, objective) &&
+        (!best || objective_value(entry.second, objective) > objective_value(best->second, objective)))
+      best = entry;
+  return best;
+}
+
+}  // namespace tune

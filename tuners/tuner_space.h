@@ -1,0 +1,50 @@
+// The search space a registered strategy is built for: batch and learning-rate ranges, the scaling
+// reference, the stage objective, trial and memory limits, and per-strategy options by name.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "tuners/objective.h"
+
+namespace tune {
+
+struct TunerSpace {
+  // Batch sizes: powers of two within [min, max]. The learning-rate stage passes min = max = the
+  // chosen batch; learning-rate-only strategies (lr_sweep, asha, gp) train at max_batch_size.
+  int min_batch_size = 1;
+  int max_batch_size = 64;
+  // Learning rates: sampled within [min, max] on a log scale; `learning_rates`, when not empty, is the
+  // explicit list of grid and lr_sweep (else they log-space the range, see option lr_points).
+  double min_learning_rate = 1e-5;
+  double max_learning_rate = 1e-2;
+  std::vector<double> learning_rates;
+  // Scaling rules: a learning rate known to work at a reference batch (0: no reference). The batch
+  // stage trains every candidate at reference_learning_rate (throughput does not depend on it).
+  int reference_batch_size = 0;
+  double reference_learning_rate = 1e-4;
+  StageObjective objective = StageObjective::loss;
+  int max_trials = 32;             // no strategy asks for more (the registry enforces it)
+  int train_steps = 0;             // a full-length learning-rate trial; 0: the engine's default
+  int64_t memory_limit_bytes = 0;  // what a trial may use; 0: unknown
+  // Per-strategy options by name; each strategy's header documents its names and defaults, and
+  // make_tuner rejects a name the strategy does not know.
+  std::map<std::string, double> options;
+
+  double option(const std::string& name, double fallback) const;
+};
+
+// Throws std::invalid_argument quoting the first bad field (empty ranges, non-positive values).
+void validate_space(const TunerSpace& space);
+// Throws std::invalid_argument naming an option `tuner` does not know, and the ones it does.
+void check_option_names(const TunerSpace& space, const std::string& tuner, const std::vector<std::string>& known);
+
+// Powers of two within [min_batch_size, max_batch_size], ascending; {min_batch_size} when there are none.
+std::vector<int> power_of_two_batches(const TunerSpace& space);
+// n learning rates evenly spaced in log between lo and hi, both included (one point: lo).
+std::vector<double> log_spaced(double lo, double hi, int n);
+// The explicit list, or `points` log-spaced over the range when the list is empty.
+std::vector<double> learning_rate_list(const TunerSpace& space, int points);
+
+}  // namespace tune
