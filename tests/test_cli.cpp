@@ -108,6 +108,30 @@ TEST(Cli, InvalidFlagsAreClearErrors) {
   r = tune_cli("--model bert-tiny --backends eager,tvm");
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("'tvm'"), std::string::npos) << r.output;
+  r = tune_cli("--model bert-tiny --precisions fp8");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("'fp8'"), std::string::npos) << r.output;
+  r = tune_cli("--model bert-tiny --tuner hyperband");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("'hyperband'"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("asha"), std::string::npos) << r.output;  // the known strategies are listed
+  r = tune_cli("--model bert-tiny --tuner asha --tuner-option eta");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("'eta'"), std::string::npos) << r.output;
+}
+
+// A registered strategy drives the real search end to end: ASHA on the learning rate of bert-tiny.
+TEST(Cli, TunerFlagRunsTheNamedStrategy) {
+  const auto dir = temp_dir("cli");
+  const CliRun r = tune_cli("--model bert-tiny --backends eager --tuner asha --tuner-option eta=2 --max-trials 8"
+                            " --budget 10m --db " + (dir / "t.db").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("| bert-tiny"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("[eager fp32] learning_rate"), std::string::npos) << r.output;
+  const CliRun list = tune_cli("tuners");
+  ASSERT_EQ(list.exit_code, 0) << list.output;
+  for (const char* name : {"grid", "random", "batch_search", "asha", "gp", "batch_ramp", "lr_sweep"})
+    EXPECT_NE(list.output.find(name), std::string::npos) << name << "\n" << list.output;
 }
 
 TEST(Cli, ModelsAndInstanceList) {

@@ -3,6 +3,7 @@
 // search goes on, and a rerun reuses every committed trial.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <sstream>
 
@@ -180,4 +181,28 @@ TEST_F(EngineFixture, StepOptionsKeySeparateStudies) {
   const auto rows = db.best_rows();
   ASSERT_EQ(rows.size(), 2u);
   EXPECT_NE(rows[0].key.step_options, rows[1].key.step_options);
+}
+
+// Strategies from the registry run the same two stages: batch_search bisects to the memory boundary,
+// asha trains rungs of increasing length (its trial specs carry their own step counts).
+TEST_F(EngineFixture, RegisteredStrategiesRunBothStages) {
+  Database db((dir / "t.db").string());
+  std::vector<int> lr_steps;
+  settings.batch_tuner = "batch_search";
+  settings.lr_tuner = "asha";
+  settings.lr_train_steps = 27;
+  settings.tuner_options_for = "asha";
+  settings.tuner_options = {{"eta", 3}, {"rungs", 3}};
+  request.backends = {"eager"};
+  SearchEngine engine(db, [&lr_steps](const TrialSpec& s, const std::string&) {
+      if (s.purpose == TrialPurpose::learning_rate) lr_steps.push_back(s.train_steps);
+      return simulated_trial(s);
+    }, settings, progress);
+  const auto summary = engine.run(request, 3600);
+  ASSERT_TRUE(summary.backends[0].best.has_value()) << summary.backends[0].failure;
+  EXPECT_LT(summary.backends[0].best->batch_size, 64);  // 64 is out of memory in the simulation
+  EXPECT_GE(summary.backends[0].best->batch_size, 32);
+  ASSERT_FALSE(lr_steps.empty());
+  EXPECT_LT(*std::min_element(lr_steps.begin(), lr_steps.end()), 27);  // a short first rung
+  EXPECT_EQ(*std::max_element(lr_steps.begin(), lr_steps.end()), 27);  // the survivors train in full
 }

@@ -10,6 +10,7 @@
 #include "engine/search_engine.h"
 #include "instance/torch_instance.h"
 #include "report/summary_report.h"
+#include "tuners/tuner_registry.h"
 #include "trial/trial_process.h"
 #include "util/duration.h"
 #include "util/paths.h"
@@ -59,6 +60,39 @@ std::vector<BestRow> rows_of(const Database& db, const SearchRequest& r) {
   return mine;
 }
 
+// "eta=2" -> {"eta", 2}. Throws std::invalid_argument quoting a malformed option.
+std::pair<std::string, double> parse_tuner_option(const std::string& text) {
+  const auto eq = text.find('=');
+  try {
+    if (eq != std::string::npos && eq > 0) return {text.substr(0, eq), std::stod(text.substr(eq + 1))};
+  } catch (const std::exception&) {
+  }
+  throw std::invalid_argument("--tuner-option '" + text + "': expected NAME=NUMBER, e.g. eta=3");
+}
+
+// --tuner picks the strategy of every stage it serves; its options go to those stages only.
+SearchSettings with_tuner_flags(const po::variables_map& vm, SearchSettings settings) {
+  if (vm.count("max-trials")) settings.max_trials = vm["max-trials"].as<int>();
+  if (!vm.count("tuner")) {
+    if (vm.count("tuner-option")) throw std::invalid_argument("--tuner-option needs --tuner NAME");
+    return settings;
+  }
+  const std::string name = vm["tuner"].as<std::string>();
+  const auto names = tuner_names();
+  if (std::find(names.begin(), names.end(), name) == names.end()) {
+    std::string known;
+    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+    throw std::invalid_argument("--tuner '" + name + "': unknown strategy (expected one of " + known + ")");
+  }
+  if (tuner_supports(name, StageObjective::throughput)) settings.batch_tuner = name;
+  if (tuner_supports(name, StageObjective::loss)) settings.lr_tuner = name;
+  settings.tuner_options_for = name;
+  if (vm.count("tuner-option"))
+    for (const auto& text : vm["tuner-option"].as<std::vector<std::string>>())
+      settings.tuner_options.insert(parse_tuner_option(text));
+  return settings;
+}
+
 po::options_description tune_options() {
   po::options_description desc("tune --model options");
   desc.add_options()
@@ -79,6 +113,9 @@ po::options_description tune_options() {
       ("settings", po::value<std::string>()->default_value(default_search_settings_path()), "search settings YAML")
       ("job-steps", po::value<double>(), "planned job length in steps: recommend compiling or not")
       ("job-hours", po::value<double>(), "planned job length in hours: recommend compiling or not")
+      ("tuner", po::value<std::string>(), "search strategy for the stage(s) it serves (see `tune tuners`)")
+      ("tuner-option", po::value<std::vector<std::string>>()->composing(), "NAME=VALUE option of --tuner (repeatable)")
+      ("max-trials", po::value<int>(), "at most this many trials per stage and backend")
       ("json", po::bool_switch(), "print the result as JSON");
   return desc;
 }
@@ -154,7 +191,7 @@ int run_tune(int argc, char** argv) {
   po::options_description desc = tune_options();
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc, vm, "tune --model NAME [options]")) return 0;
-  const SearchSettings settings = load_search_settings(vm["settings"].as<std::string>());
+  const SearchSettings settings = with_tuner_flags(vm, load_search_settings(vm["settings"].as<std::string>()));
   const SearchRequest request = request_from(vm);
   const bool budget_given = vm.count("budget") > 0;
   const double budget = budget_given ? parse_duration_seconds(vm["budget"].as<std::string>()) : settings.budget_seconds;

@@ -17,6 +17,7 @@ int usage() {
                "  tune --model NAME [--instance NAME] [--db PATH] [--seq-len N] [--budget DURATION]\n"
                "       [--backends LIST] [--seed N] [--json]      search and print the best configs\n"
                "  tune models                                     list the tested models\n"
+               "  tune tuners                                     list the search strategies (--tuner NAME)\n"
                "  tune instance [--instance NAME]                 print the detected instance\n"
                "  tune table [--db PATH] [--format md|json]       the tested-models table from the store\n"
                "  tune regress --reference DB [--db DB]           compare against a reference store\n"
@@ -35,8 +36,9 @@ int dispatch(int argc, char** argv) {
   if (first == "table") return run_table(argc - 1, argv + 1);
   if (first == "regress") return run_regress(argc - 1, argv + 1);
   if (first == "trial") return run_trial(argc - 1, argv + 1);
+  if (first == "tuners") return run_tuners(argc - 1, argv + 1);
   if (first.rfind("-", 0) != 0)
-    throw std::invalid_argument("unknown command '" + first + "': expected models, instance, table, regress, trial or --model NAME");
+    throw std::invalid_argument("unknown command '" + first + "': expected models, instance, table, regress, trial, tuners or --model NAME");
   return run_tune(argc, argv);
 }
 

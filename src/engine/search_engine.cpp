@@ -2,12 +2,12 @@
 // learning rate at that batch by loss. Finished trials are reused from the store, new ones committed.
 #include "engine/search_engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 
 #include "models/model_flops.h"
-#include "tuners/batch_ramp.h"
-#include "tuners/lr_sweep.h"
+#include "tuners/tuner_registry.h"
 #include "util/duration.h"
 #include "util/table_format.h"
 
@@ -93,7 +93,8 @@ TrialSpec SearchEngine::make_spec(const Stage& stage, const Candidate& c) const 
   s.max_measure_steps = settings_.max_measure_steps;
   s.measure_seconds = settings_.measure_seconds;
   s.ci_halfwidth = settings_.ci_halfwidth;
-  s.train_steps = purpose == TrialPurpose::learning_rate ? settings_.lr_train_steps : 0;
+  const int steps = c.train_steps > 0 ? c.train_steps : settings_.lr_train_steps;  // asha's rungs are shorter
+  s.train_steps = purpose == TrialPurpose::learning_rate ? steps : 0;
   s.threads = r.instance.threads;
   s.device = r.instance.device;
   s.memory_limit_bytes = static_cast<int64_t>(r.instance.memory_bytes * settings_.memory_fraction);
@@ -166,6 +167,37 @@ BestConfig SearchEngine::best_config(const SearchRequest& request, const Stage& 
   return best;
 }
 
+// Stage 1's space: powers of two up to the range maximum, trained at the ramp's learning rate.
+TunerSpace SearchEngine::batch_space(const SearchRequest& request) const {
+  TunerSpace space;
+  space.objective = StageObjective::throughput;
+  space.max_batch_size = settings_.max_batch_size;
+  space.reference_learning_rate = settings_.ramp_learning_rate;
+  space.memory_limit_bytes = static_cast<int64_t>(request.instance.memory_bytes * settings_.memory_fraction);
+  space.max_trials = settings_.max_trials;
+  if (settings_.tuner_options_for == settings_.batch_tuner) space.options = settings_.tuner_options;
+  if (settings_.batch_tuner == "batch_ramp" && !space.options.count("min_throughput_gain"))
+    space.options["min_throughput_gain"] = settings_.min_throughput_gain;
+  return space;
+}
+
+// Stage 2's space: the chosen batch, the configured learning rates, full-length trials of lr_train_steps.
+TunerSpace SearchEngine::lr_space(int batch_size) const {
+  TunerSpace space;
+  space.objective = StageObjective::loss;
+  space.min_batch_size = space.max_batch_size = batch_size;
+  space.learning_rates = settings_.learning_rates;
+  space.min_learning_rate = *std::min_element(settings_.learning_rates.begin(), settings_.learning_rates.end());
+  space.max_learning_rate = *std::max_element(settings_.learning_rates.begin(), settings_.learning_rates.end());
+  space.train_steps = settings_.lr_train_steps;
+  space.max_trials = settings_.max_trials;
+  if (settings_.tuner_options_for == settings_.lr_tuner) space.options = settings_.tuner_options;
+  // A trial always runs its warm-up steps plus one, so a shorter first rung would only repeat the next.
+  if (settings_.lr_tuner == "asha" && !space.options.count("min_steps"))
+    space.options["min_steps"] = std::min(settings_.lr_train_steps, settings_.warmup_steps + 1);
+  return space;
+}
+
 BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const std::string& backend,
                                             const std::string& precision, double backend_seconds) {
   BackendOutcome outcome;
@@ -176,9 +208,9 @@ BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const 
   Stage stage{backend, precision, TrialPurpose::throughput, study,
               elapsed() + settings_.ramp_budget_share * backend_seconds, 0, &request, &outcome};
 
-  BatchRamp ramp({1, settings_.max_batch_size, settings_.min_throughput_gain, settings_.ramp_learning_rate});
-  const auto ramp_best = run_stage(ramp, stage);
-  outcome.ramp_stop = ramp.stop_reason().empty() ? "budget" : ramp.stop_reason();
+  const auto batch_tuner = make_tuner(settings_.batch_tuner, batch_space(request), request.seed);
+  const auto ramp_best = run_stage(*batch_tuner, stage);
+  outcome.ramp_stop = batch_tuner->stop_reason().empty() ? "budget" : batch_tuner->stop_reason();
   if (!ramp_best) {
     outcome.failure = "no batch size ran: " + outcome.ramp_stop;
     if (backend != "eager") outcome.failure += "; falls back to eager";
@@ -186,10 +218,12 @@ BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const 
   }
   stage.purpose = TrialPurpose::learning_rate;
   stage.deadline = backend_end;
-  LrSweep sweep({ramp_best->first.batch_size, settings_.learning_rates});
-  const auto lr_best = run_stage(sweep, stage);
-  outcome.lr_stop = sweep.stop_reason().empty() ? "budget" : sweep.stop_reason();
-  const BestConfig best = best_config(request, stage, *ramp_best, ramp.capped_by_range(), lr_best);
+  const auto lr_tuner = make_tuner(settings_.lr_tuner, lr_space(ramp_best->first.batch_size), request.seed);
+  const auto lr_best = run_stage(*lr_tuner, stage);
+  outcome.lr_stop = lr_tuner->stop_reason().empty() ? "budget" : lr_tuner->stop_reason();
+  // The largest size of the range still fit: the real memory limit lies beyond it ("capped by range").
+  const bool capped = ramp_best->first.batch_size >= settings_.max_batch_size;
+  const BestConfig best = best_config(request, stage, *ramp_best, capped, lr_best);
   db_.save_best(study, best);
   outcome.best = best;
   return outcome;

@@ -12,6 +12,7 @@
 #include "models/model_config.h"
 #include "store/database.h"
 #include "tuners/tuner.h"
+#include "tuners/tuner_space.h"
 
 namespace tune {
 
@@ -66,6 +67,8 @@ class SearchEngine {
   std::optional<std::pair<Candidate, TrialResult>> run_stage(Tuner& tuner, Stage& stage);
   TrialResult measure(Stage& stage, const TrialSpec& spec);
   TrialSpec make_spec(const Stage& stage, const Candidate& candidate) const;
+  TunerSpace batch_space(const SearchRequest& request) const;
+  TunerSpace lr_space(int batch_size) const;
   StudyKey study_key(const SearchRequest& request, const std::string& backend, const std::string& precision) const;
   double elapsed() const;
 

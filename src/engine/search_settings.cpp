@@ -46,6 +46,9 @@ SearchSettings load_search_settings(const std::string& file) {
     throw std::invalid_argument(file + ": key 'ci_halfwidth': expected a share between 0 and 1, got " +
                                 std::to_string(s.ci_halfwidth));
   read_yaml_key(root, "lr_train_steps", s.lr_train_steps, file);
+  read_yaml_key(root, "batch_tuner", s.batch_tuner, file);
+  read_yaml_key(root, "lr_tuner", s.lr_tuner, file);
+  read_yaml_key(root, "max_trials", s.max_trials, file);
   read_yaml_key(root, "ramp_budget_share", s.ramp_budget_share, file);
   read_duration(root, "trial_timeout", s.trial_timeout_seconds, file);
   read_yaml_key(root, "memory_fraction", s.memory_fraction, file);

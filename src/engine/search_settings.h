@@ -1,6 +1,7 @@
 // Search defaults from configs/search.yaml: batch range, learning rates, step counts, timeouts.
 // Command-line flags override the budget and seed; the rest is tuned here, not in code.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,11 @@ struct SearchSettings {
   double ramp_budget_share = 0.6;    // of a backend's share of the budget; the rest is for learning rates
   double trial_timeout_seconds = 900;
   double memory_fraction = 0.85;     // of the instance's memory a CPU trial may grow by
+  std::string batch_tuner = "batch_ramp";  // stage 1 strategy (tuners/, see `tune tuners`)
+  std::string lr_tuner = "lr_sweep";       // stage 2 strategy
+  int max_trials = 32;                     // per stage and backend
+  std::map<std::string, double> tuner_options;  // given to the stage(s) whose strategy is `tuner_options_for`
+  std::string tuner_options_for;
 };
 
 // Reads a settings YAML; absent keys keep their defaults. Throws std::invalid_argument naming the

@@ -1,0 +1,28 @@
+// `tune tuners`: the registered search strategies, the stages each serves and what it does.
+// Options per strategy are documented in its header under tuners/ and passed with --tuner-option.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/options.h"
+#include "tuners/tuner_registry.h"
+#include "util/table_format.h"
+
+namespace tune::cli {
+
+int run_tuners(int argc, char** argv) {
+  po::options_description desc("tune tuners options");
+  po::variables_map vm;
+  if (!parse_or_help(argc, argv, desc, vm, "tune tuners")) return 0;
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& t : tuner_catalog()) {
+    std::string stages;
+    for (const auto objective : t.objectives)
+      stages += (stages.empty() ? "" : ", ") +
+                std::string(objective == StageObjective::throughput ? "batch size" : "learning rate");
+    rows.push_back({t.name, stages, t.summary});
+  }
+  write_markdown_table(std::cout, {"tuner", "stages", "what it does"}, rows);
+  return 0;
+}
+
+}  // namespace tune::cli
