@@ -4,6 +4,7 @@
 
 #include <fcntl.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -16,8 +17,12 @@
 namespace tune {
 namespace {
 
-[[noreturn]] void exec_child(const std::vector<std::string>& argv, const std::string& log_path) {
+[[noreturn]] void exec_child(const std::vector<std::string>& argv, const std::string& log_path, pid_t parent) {
   setpgid(0, 0);
+  // A child must not outlive tune: Ctrl-C reaches only tune's own process group and kill -9 only tune,
+  // so the kernel kills the child when its parent dies (and a parent that died already is checked).
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (getppid() != parent) _exit(128 + SIGKILL);
   if (!log_path.empty()) {
     const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
     if (fd >= 0) {
@@ -40,9 +45,10 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const std::string& 
                        double timeout_seconds) {
   if (argv.empty()) throw std::runtime_error("run_child: empty command");
   const auto start = std::chrono::steady_clock::now();
+  const pid_t parent = getpid();
   const pid_t pid = fork();
   if (pid < 0) throw std::runtime_error(std::string("cannot fork for '") + argv[0] + "': " + std::strerror(errno));
-  if (pid == 0) exec_child(argv, log_path);
+  if (pid == 0) exec_child(argv, log_path, parent);
   setpgid(pid, pid);  // also from the parent, so the group exists before any kill
 
   ChildOutcome outcome;

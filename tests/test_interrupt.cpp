@@ -1,0 +1,120 @@
+// Interrupted and concurrent searches, as a user causes them: kill -9 mid-search and rerun (nothing
+// committed is lost or re-run, no trial outlives tune), and two tune processes sharing one database.
+#include <gtest/gtest.h>
+
+#include <signal.h>
+#include <sqlite3.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <thread>
+
+#include "test_helpers.h"
+
+namespace {
+
+using tune::testing::temp_dir;
+
+// Starts `tune ARGS` in the background, its output to log_path; returns its pid.
+pid_t start_tune(const std::vector<std::string>& args, const std::string& log_path) {
+  const pid_t pid = fork();
+  if (pid == 0) {
+    freopen(log_path.c_str(), "w", stdout);
+    dup2(fileno(stdout), STDERR_FILENO);
+    std::vector<char*> argv{const_cast<char*>(TUNE_EXECUTABLE)};
+    for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  return pid;
+}
+
+int wait_exit_code(pid_t pid) {
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+int committed_trials(const std::string& db_path) {
+  sqlite3* db = nullptr;
+  int count = 0;
+  if (sqlite3_open_v2(db_path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+    sqlite3_busy_timeout(db, 5000);
+    sqlite3_stmt* stmt = nullptr;
+    if (sqlite3_prepare_v2(db, "SELECT count(*) FROM trials", -1, &stmt, nullptr) == SQLITE_OK &&
+        sqlite3_step(stmt) == SQLITE_ROW)
+      count = sqlite3_column_int(stmt, 0);
+    sqlite3_finalize(stmt);
+  }
+  sqlite3_close(db);
+  return count;
+}
+
+// Processes whose command line mentions `text` (the test's own temp folder): leftover trials.
+int processes_mentioning(const std::string& text) {
+  int found = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(text) != std::string::npos && entry.path().filename() != std::to_string(getpid())) ++found;
+  }
+  return found;
+}
+
+int reused_in(const std::string& output) {
+  int reused = 0;
+  const std::regex line(R"((\d+) reused from the store)");
+  for (auto it = std::sregex_iterator(output.begin(), output.end(), line); it != std::sregex_iterator(); ++it)
+    reused += std::stoi((*it)[1]);
+  return reused;
+}
+
+std::string read_text(const std::string& path) {
+  std::ifstream in(path);
+  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+}  // namespace
+
+TEST(Interrupt, KillNineMidSearchThenRerunLosesAndRepeatsNothing) {
+  const auto dir = temp_dir("kill");
+  const std::string db = (dir / "t.db").string();
+  const std::vector<std::string> args{"--model", "bert-tiny", "--budget", "10m", "--db", db};
+  const pid_t tune = start_tune(args, (dir / "first.log").string());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (committed_trials(db) < 3 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  ASSERT_GE(committed_trials(db), 3) << read_text((dir / "first.log").string());
+  kill(tune, SIGKILL);
+  wait_exit_code(tune);
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the kernel's kill, not a trial finishing
+  EXPECT_EQ(processes_mentioning(dir.string()), 0) << "a trial outlived the killed tune";
+  const int committed = committed_trials(db);
+
+  const pid_t rerun = start_tune(args, (dir / "rerun.log").string());
+  ASSERT_EQ(wait_exit_code(rerun), 0) << read_text((dir / "rerun.log").string());
+  const std::string output = read_text((dir / "rerun.log").string());
+  EXPECT_GE(reused_in(output), committed) << output;  // every committed trial is reused, none re-run
+  EXPECT_NE(output.find("| bert-tiny"), std::string::npos) << output;
+}
+
+TEST(Interrupt, TwoSearchesShareOneDatabase) {
+  const auto dir = temp_dir("shared-db");
+  const std::string db = (dir / "t.db").string();
+  const pid_t a = start_tune({"--model", "bert-tiny", "--backends", "eager", "--budget", "10m", "--db", db},
+                             (dir / "a.log").string());
+  const pid_t b = start_tune({"--model", "gpt2-tiny", "--backends", "eager", "--budget", "10m", "--db", db},
+                             (dir / "b.log").string());
+  EXPECT_EQ(wait_exit_code(a), 0) << read_text((dir / "a.log").string());
+  EXPECT_EQ(wait_exit_code(b), 0) << read_text((dir / "b.log").string());
+  const pid_t table = start_tune({"table", "--db", db}, (dir / "table.log").string());
+  ASSERT_EQ(wait_exit_code(table), 0);
+  const std::string rows = read_text((dir / "table.log").string());
+  EXPECT_NE(rows.find("| bert-tiny"), std::string::npos) << rows;
+  EXPECT_NE(rows.find("| gpt2-tiny"), std::string::npos) << rows;
+}
