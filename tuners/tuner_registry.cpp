@@ -1,6 +1,7 @@
 // The registry: one entry per strategy (name, summary, objectives, options, factory).
 // Adding a strategy is one entry here and its own file.
 #include "tuners/tuner_registry.h"
+#include "util/join.h"
 
 #include <algorithm>
 #include <functional>
@@ -69,9 +70,7 @@ const std::vector<Entry>& entries() {
 const Entry& find_entry(const std::string& name) {
   for (const auto& entry : entries())
     if (entry.info.name == name) return entry;
-  std::string known;
-  for (const auto& n : tuner_names()) known += (known.empty() ? "" : ", ") + n;
-  throw std::invalid_argument("unknown tuner '" + name + "': expected one of " + known);
+  throw std::invalid_argument("unknown tuner '" + name + "': expected one of " + join(tuner_names()));
 }
 
 }  // namespace

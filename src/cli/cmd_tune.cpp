@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "util/join.h"
 #include "cli/options.h"
 #include "data/training_data.h"
 #include "engine/search_engine.h"
@@ -22,8 +23,7 @@ namespace {
 // A comma-separated list whose items must be among `allowed`; the flag name goes into the message.
 std::vector<std::string> split_list(const std::string& flag, const std::string& text,
                                     const std::vector<std::string>& allowed) {
-  std::string expected;
-  for (const auto& a : allowed) expected += (expected.empty() ? "" : ", ") + a;
+  const std::string expected = join(allowed);
   std::vector<std::string> items;
   std::stringstream in(text);
   for (std::string item; std::getline(in, item, ',');) {
@@ -78,12 +78,7 @@ SearchSettings with_tuner_flags(const po::variables_map& vm, SearchSettings sett
     return settings;
   }
   const std::string name = vm["tuner"].as<std::string>();
-  const auto names = tuner_names();
-  if (std::find(names.begin(), names.end(), name) == names.end()) {
-    std::string known;
-    for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-    throw std::invalid_argument("--tuner '" + name + "': unknown strategy (expected one of " + known + ")");
-  }
+  // tuner_supports rejects an unknown name, quoting it and listing the known strategies.
   if (tuner_supports(name, StageObjective::throughput)) settings.batch_tuner = name;
   if (tuner_supports(name, StageObjective::loss)) settings.lr_tuner = name;
   settings.tuner_options_for = name;

@@ -1,6 +1,7 @@
 // Detects the CPU instance from /proc and cgroups, and applies instance profiles (YAML).
 // A profile can only narrow what was detected: more threads or memory than exist is an error.
 #include "instance/instance.h"
+#include "util/join.h"
 
 #include <sched.h>
 #include <yaml-cpp/yaml.h>
@@ -101,8 +102,7 @@ std::vector<std::string> list_instance_profiles() {
 Instance apply_instance_profile(const Instance& detected, const std::string& profile) {
   const fs::path path = fs::path(configs_dir()) / "instances" / (profile + ".yaml");
   if (!fs::exists(path)) {
-    std::string known;
-    for (const auto& n : list_instance_profiles()) known += (known.empty() ? "" : ", ") + n;
+    const std::string known = join(list_instance_profiles());
     throw std::invalid_argument("unknown instance '" + profile + "': expected 'auto' or one of " + known);
   }
   const std::string file = path.string();

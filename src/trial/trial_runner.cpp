@@ -3,7 +3,6 @@
 #include "trial/trial_runner.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <new>
