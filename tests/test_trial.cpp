@@ -103,6 +103,20 @@ TEST(Trial, IsolatedTrialOverMemoryCapIsOomAndLeavesReproducer) {
     EXPECT_TRUE(std::filesystem::exists(dir / "t" / f)) << f;
 }
 
+// GPU-only: skipped where torch::cuda::is_available() is false. A fresh trial process on CUDA, with a
+// memory cap, so the allocator is capped before anything else touched the device.
+TEST(Trial, GpuOnly_IsolatedCudaTrialWithMemoryCapIsOk) {
+  if (!torch::cuda::is_available()) GTEST_SKIP() << "GPU-only: no CUDA device";
+  const auto dir = temp_dir("trial");
+  TrialSpec s = tiny_spec();
+  s.device = "cuda";
+  s.memory_limit_bytes = 4LL << 30;
+  const TrialResult r = run_trial_isolated(s, TUNE_EXECUTABLE, (dir / "t").string());
+  ASSERT_EQ(r.status, TrialStatus::ok) << r.error_stage << ": " << r.error_message;
+  EXPECT_GT(r.peak_memory_bytes, 0);
+  EXPECT_LT(r.peak_memory_bytes, s.memory_limit_bytes);
+}
+
 TEST(Trial, IsolatedTrialThatHangsIsTimeout) {
   const auto dir = temp_dir("trial");
   TrialSpec s = tiny_spec();

@@ -22,6 +22,9 @@ c10::DeviceIndex index_of(const std::string& device) {
 bool cap_device_memory(const std::string& device, int64_t limit_bytes) {
   if (!is_cuda(device)) return limit_bytes <= 0 || cap_memory_growth(limit_bytes);
   const auto index = index_of(device);
+  // The caching allocator sets up its per-device state lazily, on the first CUDA allocation; in a fresh
+  // trial process resetPeakStats/setMemoryFraction would otherwise fail with "Invalid device argument".
+  torch::empty({1}, torch::TensorOptions().device(torch::Device(torch::kCUDA, index)));
   c10::cuda::CUDACachingAllocator::resetPeakStats(index);
   if (limit_bytes <= 0) return true;
   size_t free_bytes = 0, total_bytes = 0;
