@@ -1,0 +1,15 @@
+// A store filled with synthetic trials for the tested-models table tests: two rows whose batch searches
+// end in each way (out of memory, range cap, no gain, failure) and one not worth compiling.
+#pragma once
+#include <string>
+
+namespace tune::testing {
+
+// Writes the synthetic store at path. Row "bert-tiny": eager stops at 8 (16 out of memory), jit reaches
+// the range maximum 64 and is faster. Row "gpt2-tiny": eager stops at 4 (8 no faster), jit times out at 4
+// and is slower. The device name holds a comma and quotes, for CSV quoting.
+void write_table_fixture(const std::string& path);
+
+constexpr const char* kFixtureDeviceName = "Test \"CPU\", rev 2";
+
+}  // namespace tune::testing
