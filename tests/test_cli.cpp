@@ -4,13 +4,17 @@
 
 #include <array>
 #include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <regex>
 #include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
+#include "report/tested_models_table.h"
 #include "test_helpers.h"
 
+using tune::kTableJsonSchemaVersion;
 using tune::testing::temp_dir;
 using tune::testing::write_file;
 
@@ -65,11 +69,19 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   const CliRun table = tune_cli("table --format json --db " + db);
   ASSERT_EQ(table.exit_code, 0) << table.output;
   const auto json = nlohmann::json::parse(table.output);
-  EXPECT_EQ(json["schema_version"], 2);
+  EXPECT_EQ(json["schema_version"], kTableJsonSchemaVersion);
   ASSERT_EQ(json["rows"].size(), 1u);
   EXPECT_EQ(json["rows"][0]["model"], "bert-tiny");
   EXPECT_GT(json["rows"][0]["native"]["samples_per_second"].get<double>(), 0);
   EXPECT_EQ(json["rows"][0]["compiled_backend"], "jit");
+
+  const std::string page = (dir / "t.html").string();
+  const CliRun html = tune_cli("table --format html --db " + db + " --out " + page);
+  ASSERT_EQ(html.exit_code, 0) << html.output;
+  std::ifstream page_file(page);
+  const std::string page_text{std::istreambuf_iterator<char>(page_file), std::istreambuf_iterator<char>()};
+  for (const char* chart : {"throughput", "loss", "amortization"})
+    EXPECT_NE(page_text.find(std::string("data-chart=\"") + chart + "\""), std::string::npos) << chart;
 
   const CliRun regress = tune_cli("regress --reference " + db + " --db " + db);
   EXPECT_EQ(regress.exit_code, 0) << regress.output;
@@ -96,6 +108,14 @@ TEST(Cli, UnreadableDatabaseIsAClearError) {
   const CliRun r = tune_cli("table --db " + junk);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find(junk), std::string::npos) << r.output;
+}
+
+TEST(Cli, TableOfAMissingDatabaseIsAClearError) {
+  const std::string missing = (temp_dir("cli") / "none.db").string();
+  const CliRun r = tune_cli("table --db " + missing);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("'" + missing + "'"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(missing)) << "reading a table created a database";
 }
 
 TEST(Cli, InvalidFlagsAreClearErrors) {

@@ -12,22 +12,38 @@
 
 namespace tune::cli {
 
+namespace {
+
+// Rows of every database in turn (e.g. the CI instance's store and a GPU run's), named as the user gave them.
+TestedModelsTable gather_all(const std::vector<std::string>& db_paths) {
+  TestedModelsTable all;
+  for (const auto& path : db_paths) {
+    // Reading a table must not leave an empty database behind a mistyped path.
+    if (!std::filesystem::exists(path))
+      throw std::invalid_argument("--db '" + path + "': no such database (run `tune --model NAME --db PATH` first)");
+    const Database db(path);
+    TestedModelsTable one = gather_tested_models(db, path);
+    all.rows.insert(all.rows.end(), one.rows.begin(), one.rows.end());
+  }
+  all.source = join(db_paths, ", ");
+  return all;
+}
+
+}  // namespace
+
 int run_table(int argc, char** argv) {
+  const std::string default_db = default_database_path();
   po::options_description desc("tune table options");
   desc.add_options()
-      ("db", po::value<std::string>()->default_value(default_database_path()), "SQLite database to read")
+      ("db", po::value<std::vector<std::string>>()->composing()->default_value({default_db}, default_db),
+       "SQLite database to read; repeat to merge several (e.g. CPU and GPU runs)")
       ("format", po::value<std::string>()->default_value("md"), ("output format: " + join(table_formats(), ", ")).c_str())
       ("out,o", po::value<std::string>()->default_value("-"), "file to write ('-': standard output)");
   po::variables_map vm;
-  if (!parse_or_help(argc, argv, desc, vm, "tune table [--db PATH] [--format md|csv|json|html] [--out FILE]"))
+  if (!parse_or_help(argc, argv, desc, vm, "tune table [--db PATH]... [--format md|csv|json|html] [--out FILE]"))
     return 0;
   const auto writer = make_table_writer(vm["format"].as<std::string>());
-  const std::string db_path = vm["db"].as<std::string>();
-  // Reading a table must not leave an empty database behind a mistyped path.
-  if (!std::filesystem::exists(db_path))
-    throw std::invalid_argument("--db '" + db_path + "': no such database (run `tune --model NAME --db PATH` first)");
-  const Database db(db_path);
-  const TestedModelsTable table = gather_tested_models(db, db_path);
+  const TestedModelsTable table = gather_all(vm["db"].as<std::vector<std::string>>());
   const std::string out_path = vm["out"].as<std::string>();
   if (out_path == "-") {
     writer->write(std::cout, table);

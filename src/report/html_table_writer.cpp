@@ -107,10 +107,10 @@ std::string throughput_chart(const TableRow& row) {
 
 std::string loss_chart(const TableRow& row) {
   ChartSpec spec =
-      chart_spec("loss", "Loss vs learning rate", "learning rate", "loss (last steps)", AxisScale::log10, false);
+      chart_spec("loss", "Loss vs learning rate (each at its best batch)", "learning rate", "loss (last steps)",
+                 AxisScale::log10, false);
   for (const auto& b : row.backends) {
-    ChartSeries s = chart_series(b.backend + " (batch " + std::to_string(b.best.batch_size) + ")",
-                                 backend_color(row, b.backend));
+    ChartSeries s = chart_series(b.backend, backend_color(row, b.backend));
     for (const auto& p : b.lr_curve) {
       if (p.status == TrialStatus::ok) s.points.push_back({p.learning_rate, p.score_loss});
       else spec.markers.push_back({p.learning_rate, std::nullopt, to_string(p.status), kFailureColor});

@@ -17,7 +17,8 @@ std::string cell(const BackendResult* r, Format f) {
 std::string learning_rate(const BackendResult& r) { return strf("%.1e", r.best.learning_rate); }
 std::string peak_memory(const BackendResult& r) { return format_bytes(r.best.peak_memory_bytes); }
 std::string compile_overhead(const BackendResult& r) { return strf("%.1f s", r.best.compile_overhead_seconds); }
-std::string compiled_batch(const BackendResult& r) { return batch_size_cell(r) + " (" + r.backend + ")"; }
+std::string native_batch(const BackendResult& r) { return batch_size_cell(r, ""); }
+std::string compiled_batch(const BackendResult& r) { return batch_size_cell(r, r.backend); }
 
 std::string throughput_cell(const BackendResult* r) {
   if (!r) return "-";
@@ -37,7 +38,8 @@ const char* const kRangeCapFootnote =
     "so the real limit is higher (raise `max_batch_size`).";
 const char* const kBatchLimitNote =
     "Batch sizes are per device. \"OOM at N\": size N ran out of memory, so the size shown is the largest that "
-    "fit. No mark: a larger size ran but was not faster.";
+    "fit. \"timeout at N\" (or another status): size N failed otherwise. \"budget\": the time budget ended the "
+    "search first. No mark: a larger size ran but was not faster.";
 
 std::vector<std::string> table_header() {
   return {"model", "libtorch", "instance", "precision", "seq", "batch native", "batch compiled", "lr native",
@@ -45,17 +47,23 @@ std::vector<std::string> table_header() {
           "peak mem native", "peak mem compiled", "trials", "measured"};
 }
 
-std::string batch_size_cell(const BackendResult& r) {
-  const std::string size = std::to_string(r.best.batch_size);
+std::string batch_limit_note(const BackendResult& r) {
   switch (r.batch_limit) {
-    case BatchLimit::range: return size + "*";
-    case BatchLimit::memory: return size + " (OOM at " + std::to_string(r.limit_batch_size) + ")";
-    case BatchLimit::failure:
-      return size + " (" + to_string(r.limit_status) + " at " + std::to_string(r.limit_batch_size) + ")";
-    case BatchLimit::budget: return size + " (budget)";
+    case BatchLimit::memory: return "OOM at " + std::to_string(r.limit_batch_size);
+    case BatchLimit::failure: return to_string(r.limit_status) + " at " + std::to_string(r.limit_batch_size);
+    case BatchLimit::budget: return "budget";
+    case BatchLimit::range:
     case BatchLimit::throughput: break;
   }
-  return size;
+  return "";
+}
+
+std::string batch_size_cell(const BackendResult& r, const std::string& backend) {
+  std::string notes = backend;
+  const std::string limit = batch_limit_note(r);
+  if (!limit.empty()) notes += (notes.empty() ? "" : "; ") + limit;
+  return std::to_string(r.best.batch_size) + (r.batch_limit == BatchLimit::range ? "*" : "") +
+         (notes.empty() ? "" : " (" + notes + ")");
 }
 
 std::string measured_when(const TableRow& row) {
@@ -75,7 +83,7 @@ std::vector<std::string> table_cells(const TableRow& row) {
   const BackendResult* c = row.compiled_result();
   const bool both = n && c;
   return {row.model, row.libtorch_version, describe_instance(row.instance), precision_cell(row),
-          std::to_string(row.seq_len), cell(n, batch_size_cell), cell(c, compiled_batch), cell(n, learning_rate),
+          std::to_string(row.seq_len), cell(n, native_batch), cell(c, compiled_batch), cell(n, learning_rate),
           cell(c, learning_rate), throughput_cell(n), throughput_cell(c),
           both ? strf("%.2fx", row.amortization.speedup) : "-", cell(c, compile_overhead),
           both ? describe_break_even(row.amortization) : "-", cell(n, peak_memory), cell(c, peak_memory),

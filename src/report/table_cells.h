@@ -11,8 +11,10 @@ namespace tune {
 std::vector<std::string> table_header();
 std::vector<std::string> table_cells(const TableRow& row);
 
-// "64*" (range cap), "32 (OOM at 64)", "16 (timeout at 32)", "32" (a larger batch was not faster).
-std::string batch_size_cell(const BackendResult& result);
+// "OOM at 64", "timeout at 32", "budget", or "" (range cap, or a larger batch was not faster).
+std::string batch_limit_note(const BackendResult& result);
+// "64*" (range cap), "32 (OOM at 64)", "16 (jit; timeout at 32)": the size, the backend when given, the limit.
+std::string batch_size_cell(const BackendResult& result, const std::string& backend);
 // "2026-11-30" or "2026-11-29 to 2026-11-30": when the row's trials ran.
 std::string measured_when(const TableRow& row);
 // Whether any row carries the "*" mark, so writers add its footnote only when needed.
