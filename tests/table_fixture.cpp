@@ -82,10 +82,15 @@ void write_table_fixture(const std::string& path) {
   record_backend(db, study("bert-tiny", "jit"),
                  {{1, ok, 12}, {2, ok, 22}, {4, ok, 38}, {8, ok, 52}, {16, ok, 60}, {32, ok, 66}, {64, ok, 70}},
                  {{1e-4, ok, 6.4}, {3e-4, ok, 6.1}, {1e-3, ok, 6.3}}, best(64, true, 3e-4, 70, 4.5));
-  record_backend(db, study("gpt2-tiny", "eager"), {{1, ok, 8}, {2, ok, 14}, {4, ok, 20}, {8, ok, 20.5}},
+  record_backend(db, study("gpt2-tiny", "eager"), {{1, ok, 8}, {2, ok, 14}, {4, ok, 20}, {8, ok, 19}},
                  {{1e-4, ok, 7.1}, {3e-4, ok, 6.9}}, best(4, false, 3e-4, 20, 0));
   record_backend(db, study("gpt2-tiny", "jit"), {{1, ok, 7}, {2, ok, 12}, {4, TrialStatus::timeout, 0}},
                  {{1e-4, ok, 7.2}, {3e-4, ok, 7.0}}, best(2, false, 3e-4, 12, 2.0));
+  // The ramp's last size gained under 5% (a plateau), and a ramp cut short while still gaining.
+  record_backend(db, study("t5-tiny", "eager"), {{1, ok, 10}, {2, ok, 18}, {4, ok, 18.5}},
+                 {{1e-4, ok, 7.5}, {3e-4, ok, 7.3}}, best(4, false, 3e-4, 18.5, 0));
+  record_backend(db, study("t5-tiny", "jit"), {{1, ok, 8}, {2, ok, 15}}, {{1e-4, ok, 7.6}},
+                 best(2, false, 1e-4, 15, 3.0));
 }
 
 }  // namespace tune::testing

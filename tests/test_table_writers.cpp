@@ -62,9 +62,10 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
 
 TEST(TestedModelsTable, OneRowPerModelWithEachBatchLimit) {
   const auto table = fixture_table();
-  ASSERT_EQ(table.rows.size(), 2u);
+  ASSERT_EQ(table.rows.size(), 3u);
   const TableRow& bert = table.rows[0];
   const TableRow& gpt2 = table.rows[1];
+  const TableRow& t5 = table.rows[2];
   EXPECT_EQ(bert.model, "bert-tiny");
   EXPECT_EQ(bert.native_result()->backend, "eager");
   EXPECT_EQ(bert.compiled_result()->backend, "jit");
@@ -74,6 +75,8 @@ TEST(TestedModelsTable, OneRowPerModelWithEachBatchLimit) {
   EXPECT_EQ(backend(gpt2, "eager").batch_limit, BatchLimit::throughput);
   EXPECT_EQ(backend(gpt2, "jit").batch_limit, BatchLimit::failure);
   EXPECT_EQ(backend(gpt2, "jit").limit_status, TrialStatus::timeout);
+  EXPECT_EQ(backend(t5, "eager").batch_limit, BatchLimit::throughput);  // no larger size ran: a plateau
+  EXPECT_EQ(backend(t5, "jit").batch_limit, BatchLimit::budget);        // still gaining 87% when it stopped
   EXPECT_EQ(bert.trials_run, 8 + 10);
   EXPECT_FALSE(bert.first_trial_at.empty());
   EXPECT_LE(bert.first_trial_at, bert.last_trial_at);
@@ -106,6 +109,7 @@ TEST(TableWriters, MarkdownMarksRangeCapAndMemoryLimit) {
   EXPECT_NE(md.find("| model"), std::string::npos) << md;
   EXPECT_EQ(count(md, "\n| bert-tiny"), 1u) << md;
   EXPECT_EQ(count(md, "\n| gpt2-tiny"), 1u) << md;
+  EXPECT_NE(md.find("| 2 (jit; budget)"), std::string::npos) << md;
   EXPECT_NE(md.find("| 8 (OOM at 16)"), std::string::npos) << md;
   EXPECT_NE(md.find("| 64* (jit)"), std::string::npos) << md;
   EXPECT_NE(md.find("| 2 (jit; timeout at 4)"), std::string::npos) << md;
@@ -125,7 +129,7 @@ TEST(TableWriters, CsvQuotesFieldsAndKeepsOneRecordPerRow) {
   const std::string csv = render("csv", fixture_table());
   EXPECT_NE(csv.find(",\"Test \"\"CPU\"\", rev 2\","), std::string::npos) << csv;
   const auto records = parse_csv(csv);
-  ASSERT_EQ(records.size(), 3u) << csv;
+  ASSERT_EQ(records.size(), 4u) << csv;
   const auto& header = records[0];
   for (const auto& record : records) EXPECT_EQ(record.size(), header.size()) << csv;
   const auto column = [&](const std::string& name) {
@@ -143,7 +147,7 @@ TEST(TableWriters, JsonCarriesSchemaVersionAndCurves) {
   const auto json = nlohmann::json::parse(render("json", fixture_table()));
   EXPECT_EQ(json["schema"], "tune-tested-models");
   EXPECT_EQ(json["schema_version"], kTableJsonSchemaVersion);
-  ASSERT_EQ(json["rows"].size(), 2u);
+  ASSERT_EQ(json["rows"].size(), 3u);
   const auto& bert = json["rows"][0];
   EXPECT_EQ(bert["compiled_backend"], "jit");
   EXPECT_TRUE(bert["compiled"]["batch_capped_by_range"].get<bool>());
@@ -157,9 +161,9 @@ TEST(TableWriters, JsonCarriesSchemaVersionAndCurves) {
 
 TEST(TableWriters, HtmlHasThreeChartsPerRowAndFetchesNothing) {
   const std::string html = render("html", fixture_table());
-  EXPECT_EQ(count(html, "<section class=\"row\""), 2u);
+  EXPECT_EQ(count(html, "<section class=\"row\""), 3u);
   for (const char* kind : {"throughput", "loss", "amortization"})
-    EXPECT_EQ(count(html, std::string("<svg class=\"chart\" data-chart=\"") + kind + "\""), 2u) << kind;
+    EXPECT_EQ(count(html, std::string("<svg class=\"chart\" data-chart=\"") + kind + "\""), 3u) << kind;
   EXPECT_NE(html.find("OOM eager"), std::string::npos);        // the out-of-memory point is marked
   EXPECT_NE(html.find("largest tested"), std::string::npos);  // and the range cap
   EXPECT_EQ(count(html, "break-even "), 1u);                  // only the row worth compiling crosses

@@ -63,14 +63,14 @@ std::vector<BatchPoint> batch_curve(const std::vector<StoredTrial>& trials) {
   return curve;
 }
 
-BackendResult backend_result(const Database& db, const BestRow& row, TableRow& table_row) {
+BackendResult backend_result(const Database& db, const BestRow& row, double min_throughput_gain, TableRow& table_row) {
   BackendResult result;
   result.backend = row.key.backend;
   result.best = row.best;
   const auto trials = db.trials(row.study_id);
   result.batch_curve = batch_curve(trials);
   result.lr_curve = lr_curve(trials, row.best.batch_size);
-  classify_batch_limit(result, trials);
+  classify_batch_limit(result, trials, min_throughput_gain);
   for (const auto& t : trials) {
     result.memory_limit_bytes = std::max(result.memory_limit_bytes, t.spec.memory_limit_bytes);
     if (table_row.first_trial_at.empty() || t.finished_at < table_row.first_trial_at)
@@ -124,24 +124,31 @@ std::string to_string(BatchLimit limit) {
   return "unknown";
 }
 
-void classify_batch_limit(BackendResult& result, const std::vector<StoredTrial>& trials) {
+void classify_batch_limit(BackendResult& result, const std::vector<StoredTrial>& trials, double min_throughput_gain) {
   const int best = result.best.batch_size;
   const StoredTrial* oom = nullptr;
   const StoredTrial* failed = nullptr;
   bool larger_ran = false;
+  double smaller_best_rate = 0;  // the fastest smaller size, to tell a plateau from a ramp cut short
   for (const auto& t : trials) {
-    if (t.spec.purpose != TrialPurpose::throughput || t.spec.batch_size <= best) continue;
+    if (t.spec.purpose != TrialPurpose::throughput) continue;
     const TrialStatus s = t.result.status;
+    if (t.spec.batch_size < best && s == TrialStatus::ok)
+      smaller_best_rate = std::max(smaller_best_rate, t.result.samples_per_second);
+    if (t.spec.batch_size <= best) continue;
     if (s == TrialStatus::oom && (!oom || t.spec.batch_size < oom->spec.batch_size)) oom = &t;
     else if (s == TrialStatus::ok) larger_ran = true;
     else if (!failed || t.spec.batch_size < failed->spec.batch_size) failed = &t;
   }
+  const bool plateau =
+      smaller_best_rate > 0 && result.best.samples_per_second < smaller_best_rate * (1 + min_throughput_gain);
   // Memory outranks the rest: a bisecting search may also have run larger sizes that were slower.
   const StoredTrial* limit = oom ? oom : failed;
   result.batch_limit = oom ? BatchLimit::memory
                      : result.best.batch_capped_by_range ? BatchLimit::range
                      : larger_ran ? BatchLimit::throughput
                      : failed ? BatchLimit::failure
+                     : plateau ? BatchLimit::throughput
                      : BatchLimit::budget;
   const bool names_a_batch = result.batch_limit == BatchLimit::memory || result.batch_limit == BatchLimit::failure;
   result.limit_batch_size = names_a_batch ? limit->spec.batch_size : 0;
@@ -171,13 +178,13 @@ std::string describe_instance(const InstanceParts& i) {
   return i.name + " (" + inside + ")";
 }
 
-TestedModelsTable gather_tested_models(const Database& db, const std::string& source) {
+TestedModelsTable gather_tested_models(const Database& db, const std::string& source, double min_throughput_gain) {
   std::map<RowKey, TableRow> rows;
   for (const auto& best : db.best_rows()) {
     const RowKey key = row_key(best.key);
     auto found = rows.find(key);
     if (found == rows.end()) found = rows.emplace(key, start_row(best.key)).first;
-    found->second.backends.push_back(backend_result(db, best, found->second));
+    found->second.backends.push_back(backend_result(db, best, min_throughput_gain, found->second));
   }
   TestedModelsTable table;
   table.source = source;

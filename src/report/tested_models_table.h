@@ -87,11 +87,18 @@ struct TestedModelsTable {
   std::vector<TableRow> rows;
 };
 
-// Reads every study with a best config; studies differing only in backend share a row.
-TestedModelsTable gather_tested_models(const Database& db, const std::string& source);
+// The batch ramp's rule (configs/search.yaml): a doubling must gain this share of samples/s to go on.
+constexpr double kDefaultMinThroughputGain = 0.05;
 
-// Derives the batch limit from a study's throughput trials and its best config.
-void classify_batch_limit(BackendResult& result, const std::vector<StoredTrial>& trials);
+// Reads every study with a best config; studies differing only in backend share a row.
+TestedModelsTable gather_tested_models(const Database& db, const std::string& source,
+                                       double min_throughput_gain = kDefaultMinThroughputGain);
+
+// Derives the batch limit from a study's throughput trials and its best config. When no larger size ran,
+// a best size that gained less than min_throughput_gain over the next smaller one ended the ramp by
+// throughput; one that was still gaining was cut short (budget or trial cap).
+void classify_batch_limit(BackendResult& result, const std::vector<StoredTrial>& trials,
+                          double min_throughput_gain = kDefaultMinThroughputGain);
 
 // Cumulative wall time after `steps` compiled-sized steps: native, and compiled with its overhead.
 double native_seconds_at(const TableRow& row, double steps);
