@@ -38,7 +38,8 @@ int run_table(int argc, char** argv) {
   desc.add_options()
       ("db", po::value<std::vector<std::string>>()->composing()->default_value({default_db}, default_db),
        "SQLite database to read; repeat to merge several (e.g. CPU and GPU runs)")
-      ("format", po::value<std::string>()->default_value("md"), ("output format: " + join(table_formats(), ", ")).c_str())
+      ("format", po::value<std::string>()->default_value("md"),
+       ("output format: " + join(table_formats(), ", ")).c_str())
       ("out,o", po::value<std::string>()->default_value("-"), "file to write ('-': standard output)")
       ("settings", po::value<std::string>()->default_value(default_search_settings_path()),
        "search settings YAML whose min_throughput_gain the searches ran with (tells a plateau from a cut ramp)");

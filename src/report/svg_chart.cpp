@@ -141,8 +141,8 @@ class Plot {
         << strf("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x - 5, y - 5, x + 5, y + 5)
         << strf("<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\"/>", x - 5, y + 5, x + 5, y - 5)
         << "<title>" << escape_xml(m.label) << "</title></g>"
-        << strf("<text class=\"marker-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"", left_half ? x + 4 : x - 4,
-                y - 8, left_half ? "start" : "end")
+        << strf("<text class=\"marker-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\" fill=\"",
+                left_half ? x + 4 : x - 4, y - 8, left_half ? "start" : "end")
         << escape_xml(m.color) << "\">" << escape_xml(m.label) << "</text>";
   }
 
