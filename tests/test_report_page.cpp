@@ -1,4 +1,4 @@
-// The HTML tested-models page in headless Chromium (Debian's chromium package, which scripts/setup
+// The HTML tested-models page in headless Chromium (Debian's chromium package, which scripts/setup --tests
 // installs): it loads without console messages, every chart lays out with a size, and a screenshot shows them drawn.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -47,8 +47,8 @@ class ReportPage : public ::testing::Test {
  protected:
   void SetUp() override {
     chromium_ = find_chromium();
-    ASSERT_FALSE(chromium_.empty()) << "headless Chromium not found: install Debian's chromium package "
-                                       "(scripts/setup does) or set CHROMIUM to the browser's path";
+    ASSERT_FALSE(chromium_.empty()) << "headless Chromium not found: install Debian's chromium package (scripts/setup "
+                                       "--tests, which scripts/test runs, does) or set CHROMIUM to the browser's path";
     dir_ = temp_dir("page");
     tune::testing::write_table_fixture((dir_ / "t.db").string());
     const Database db((dir_ / "t.db").string());
