@@ -91,6 +91,9 @@ void write_table_fixture(const std::string& path) {
                  {{1e-4, ok, 7.5}, {3e-4, ok, 7.3}}, best(4, false, 3e-4, 18.5, 0));
   record_backend(db, study("t5-tiny", "jit"), {{1, ok, 8}, {2, ok, 15}}, {{1e-4, ok, 7.6}},
                  best(2, false, 1e-4, 15, 3.0));
+  // A reference backend, faster than jit, that must never stand in the compiled column.
+  record_backend(db, study("t5-tiny", "hf-eager"), {{1, ok, 20}, {2, ok, 30}, {4, ok, 29}}, {{1e-4, ok, 7.4}},
+                 best(2, false, 1e-4, 30, 0));
 }
 
 }  // namespace tune::testing

@@ -77,6 +77,8 @@ TEST(TestedModelsTable, OneRowPerModelWithEachBatchLimit) {
   EXPECT_EQ(backend(gpt2, "jit").limit_status, TrialStatus::timeout);
   EXPECT_EQ(backend(t5, "eager").batch_limit, BatchLimit::throughput);  // no larger size ran: a plateau
   EXPECT_EQ(backend(t5, "jit").batch_limit, BatchLimit::budget);        // still gaining 87% when it stopped
+  EXPECT_EQ(t5.compiled_result()->backend, "jit") << "hf-eager is a reference, not a compiled backend";
+  EXPECT_EQ(t5.backends.size(), 3u);
   EXPECT_EQ(bert.trials_run, 8 + 10);
   EXPECT_FALSE(bert.first_trial_at.empty());
   EXPECT_LE(bert.first_trial_at, bert.last_trial_at);

@@ -93,6 +93,9 @@ TableRow start_row(const StudyKey& k) {
   return row;
 }
 
+// hf-eager (Hugging Face's module run eagerly in Python) is a reference row: neither native nor compiled.
+bool is_compiled(const std::string& backend) { return backend != "eager" && backend != "hf-eager"; }
+
 // Eager first, then by name; then points native and compiled at their results and amortizes.
 void finish_row(TableRow& row) {
   std::sort(row.backends.begin(), row.backends.end(), [](const BackendResult& a, const BackendResult& b) {
@@ -101,7 +104,8 @@ void finish_row(TableRow& row) {
   for (size_t i = 0; i < row.backends.size(); ++i) {
     const BackendResult& b = row.backends[i];
     if (b.backend == "eager") row.native = i;
-    else if (!row.compiled || b.best.samples_per_second > row.backends[*row.compiled].best.samples_per_second)
+    else if (is_compiled(b.backend) &&
+             (!row.compiled || b.best.samples_per_second > row.backends[*row.compiled].best.samples_per_second))
       row.compiled = i;
   }
   if (row.native && row.compiled) {
