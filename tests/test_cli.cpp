@@ -62,10 +62,18 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   for (size_t i = 0; i < 2; ++i)
     EXPECT_EQ(again_counts[i].second, first_counts[i].first + first_counts[i].second) << again.output;
 
+  const std::string page = (dir / "t.html").string();
+  const CliRun html = tune_cli("table --format html --db " + db + " --out " + page);
+  ASSERT_EQ(html.exit_code, 0) << html.output;
+  std::ifstream page_file(page);
+  const std::string page_text{std::istreambuf_iterator<char>(page_file), std::istreambuf_iterator<char>()};
+  for (const char* chart : {"throughput", "loss", "amortization"})
+    EXPECT_NE(page_text.find(std::string("data-chart=\"") + chart + "\""), std::string::npos) << chart;
+
   const CliRun table = tune_cli("table --format json --db " + db);
   ASSERT_EQ(table.exit_code, 0) << table.output;
   const auto json = nlohmann::json::parse(table.output);
-  EXPECT_EQ(json["schema_version"], 2);
+  EXPECT_EQ(json["schema_version"], 3);  // report/tested_models_table.h kTableJsonSchemaVersion
   ASSERT_EQ(json["rows"].size(), 1u);
   EXPECT_EQ(json["rows"][0]["model"], "bert-tiny");
   EXPECT_GT(json["rows"][0]["native"]["samples_per_second"].get<double>(), 0);
@@ -96,6 +104,14 @@ TEST(Cli, UnreadableDatabaseIsAClearError) {
   const CliRun r = tune_cli("table --db " + junk);
   EXPECT_NE(r.exit_code, 0);
   EXPECT_NE(r.output.find(junk), std::string::npos) << r.output;
+}
+
+TEST(Cli, TableOfAMissingDatabaseIsAClearError) {
+  const std::string missing = (temp_dir("cli") / "none.db").string();
+  const CliRun r = tune_cli("table --db " + missing);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("'" + missing + "'"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(missing)) << "reading a table created a database";
 }
 
 TEST(Cli, InvalidFlagsAreClearErrors) {

@@ -4,6 +4,9 @@
 
 #include <sqlite3.h>
 
+#include <fstream>
+#include <iterator>
+
 #include "store/database.h"
 #include "test_helpers.h"
 
@@ -175,4 +178,23 @@ TEST(Store, BestConfigKeepsConfidenceIntervalAndMfu) {
   EXPECT_DOUBLE_EQ(rows[0].best.step_time_ci_high, 0.83);
   EXPECT_DOUBLE_EQ(rows[0].best.flops_per_step, 3.1e12);
   EXPECT_DOUBLE_EQ(rows[0].best.mfu, 0.12);
+}
+
+TEST(Store, ReadingAnUpToDateStoreLeavesItsFileUnchanged) {
+  const auto dir = temp_dir("store");
+  const std::string path = (dir / "t.db").string();
+  {
+    Database db(path);
+    db.save_best(db.ensure_study(key("eager")), {16, true, 1e-4, 40.0, 0.4, 1.5, 987654321, 6.2, 9});
+  }
+  const auto bytes = [&] {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  };
+  const std::string before = bytes();
+  {
+    const Database db(path);  // what `tune table` does to a committed store under reports/
+    EXPECT_EQ(db.best_rows().size(), 1u);
+  }
+  EXPECT_EQ(bytes(), before) << "opening the store rewrote it";
 }

@@ -137,6 +137,8 @@ int Database::schema_version() const {
 }
 
 void Database::migrate() {
+  // Up to date: no write at all, so reading a committed store (reports/) leaves its file byte-identical.
+  if (schema_version() == kSchemaVersion) return;
   exec("BEGIN IMMEDIATE");  // one migrator at a time; others wait on the busy timeout
   try {
     const int version = schema_version();
@@ -216,7 +218,7 @@ std::vector<BestRow> Database::best_rows() const {
               " s.tune_version, s.backend, s.precision, s.seq_len, b.batch_size, b.batch_capped_by_range,"
               " b.learning_rate, b.samples_per_second, b.step_time, b.compile_overhead_seconds,"
               " b.peak_memory_bytes, b.lr_score_loss, b.trials_run, b.updated_at, s.step_options,"
-              " b.step_time_ci_low, b.step_time_ci_high, b.flops_per_step, b.mfu"
+              " b.step_time_ci_low, b.step_time_ci_high, b.flops_per_step, b.mfu, s.id"
               " FROM best_configs b JOIN studies s ON s.id = b.study_id"
               " ORDER BY s.model, s.instance, s.precision, s.seq_len, s.step_options, s.backend");
   std::vector<BestRow> rows;
@@ -228,6 +230,7 @@ std::vector<BestRow> Database::best_rows() const {
               s.real(14), s.integer(15), s.real(16), static_cast<int>(s.integer(17)), s.real(20), s.real(21),
               s.real(22), s.real(23)};
     r.updated_at = s.text(18);
+    r.study_id = s.integer(24);
     rows.push_back(r);
   }
   return rows;

@@ -58,6 +58,7 @@ struct BestConfig {
 };
 
 struct BestRow {
+  int64_t study_id = 0;  // to read the study's trials (reports draw its curves)
   StudyKey key;
   BestConfig best;
   std::string updated_at;

@@ -1,0 +1,78 @@
+// CSV writer of the tested-models table (RFC 4180 quoting: a field with a comma, quote or line break is quoted,
+// quotes doubled). One flat line per row, plain numbers and units in the column names, for spreadsheets.
+#include "report/table_writer.h"
+#include "util/table_format.h"
+
+namespace tune {
+namespace {
+
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char ch : text) quoted += ch == '"' ? std::string("\"\"") : std::string(1, ch);
+  return quoted + "\"";
+}
+
+std::string number(double value) { return strf("%.6g", value); }
+
+// The columns one backend contributes, empty when the row lacks it.
+std::vector<std::string> backend_fields(const BackendResult* r) {
+  if (!r) return std::vector<std::string>(8);
+  return {r->backend, std::to_string(r->best.batch_size), to_string(r->batch_limit),
+          r->limit_batch_size ? std::to_string(r->limit_batch_size) : "", number(r->best.learning_rate),
+          number(r->best.samples_per_second), std::to_string(r->best.peak_memory_bytes),
+          number(r->best.compile_overhead_seconds)};
+}
+
+std::vector<std::string> header() {
+  std::vector<std::string> h{"model", "libtorch", "tune_version", "instance", "device", "device_name",
+                             "device_memory", "device_count", "threads", "precision", "step_options", "seq_len"};
+  for (const std::string side : {"native", "compiled"})
+    for (const std::string field : {"backend", "batch_size", "batch_limit", "limit_batch_size", "learning_rate",
+                                    "samples_per_second", "peak_memory_bytes", "compile_overhead_seconds"})
+      h.push_back(side + "_" + field);
+  for (const char* tail : {"speedup", "worth_compiling", "break_even_steps", "break_even_seconds", "trials_run",
+                           "first_trial_at", "last_trial_at"})
+    h.push_back(tail);
+  return h;
+}
+
+std::vector<std::string> fields(const TableRow& row) {
+  const auto& i = row.instance;
+  std::vector<std::string> f{row.model,     row.libtorch_version, row.tune_version, i.name,
+                             i.device,      i.device_name,        i.memory,         std::to_string(i.count),
+                             std::to_string(i.threads), row.precision, row.step_options, std::to_string(row.seq_len)};
+  for (const auto* r : {row.native_result(), row.compiled_result()}) {
+    const auto side = backend_fields(r);
+    f.insert(f.end(), side.begin(), side.end());
+  }
+  const Amortization& a = row.amortization;
+  const bool both = row.native && row.compiled;
+  f.push_back(both ? number(a.speedup) : "");
+  f.push_back(both ? (a.worth_compiling ? "true" : "false") : "");
+  f.push_back(a.worth_compiling ? number(a.break_even_steps) : "");
+  f.push_back(a.worth_compiling ? number(a.break_even_seconds) : "");
+  f.push_back(std::to_string(row.trials_run));
+  f.push_back(row.first_trial_at);
+  f.push_back(row.last_trial_at);
+  return f;
+}
+
+void write_line(std::ostream& out, const std::vector<std::string>& values) {
+  for (size_t i = 0; i < values.size(); ++i) out << (i ? "," : "") << csv_field(values[i]);
+  out << "\n";
+}
+
+class CsvTableWriter : public TableWriter {
+ public:
+  void write(std::ostream& out, const TestedModelsTable& table) const override {
+    write_line(out, header());
+    for (const auto& row : table.rows) write_line(out, fields(row));
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<TableWriter> make_csv_table_writer() { return std::make_unique<CsvTableWriter>(); }
+
+}  // namespace tune

@@ -1,0 +1,70 @@
+// JSON writer of the tested-models table (schema kTableJsonSchemaVersion): every backend of every row
+// with its best config, what stopped its batch search, and the trial curves the HTML page draws.
+#include <nlohmann/json.hpp>
+
+#include "report/table_writer.h"
+
+namespace tune {
+namespace {
+
+nlohmann::json instance_json(const InstanceParts& i) {
+  return {{"name", i.name}, {"device", i.device}, {"device_name", i.device_name}, {"memory", i.memory},
+          {"threads", i.threads}, {"count", i.count}, {"fingerprint", i.fingerprint}};
+}
+
+nlohmann::json curves_json(const BackendResult& r) {
+  nlohmann::json batch = nlohmann::json::array(), lr = nlohmann::json::array();
+  for (const auto& p : r.batch_curve)
+    batch.push_back({{"batch_size", p.batch_size}, {"status", to_string(p.status)},
+                     {"samples_per_second", p.samples_per_second}, {"peak_memory_bytes", p.peak_memory_bytes}});
+  for (const auto& p : r.lr_curve)
+    lr.push_back({{"learning_rate", p.learning_rate}, {"status", to_string(p.status)}, {"score_loss", p.score_loss}});
+  return {{"batch_sizes", batch}, {"learning_rates", lr}};
+}
+
+nlohmann::json backend_json(const BackendResult& r) {
+  const BestConfig& b = r.best;
+  return {{"backend", r.backend}, {"batch_size", b.batch_size}, {"batch_limit", to_string(r.batch_limit)},
+          {"batch_capped_by_range", r.batch_limit == BatchLimit::range},
+          {"limit_batch_size", r.limit_batch_size ? nlohmann::json(r.limit_batch_size) : nlohmann::json(nullptr)},
+          {"learning_rate", b.learning_rate}, {"samples_per_second", b.samples_per_second},
+          {"step_time_seconds", b.step_time}, {"step_time_ci95", {b.step_time_ci_low, b.step_time_ci_high}},
+          {"compile_overhead_seconds", b.compile_overhead_seconds}, {"peak_memory_bytes", b.peak_memory_bytes},
+          {"memory_limit_bytes", r.memory_limit_bytes}, {"lr_score_loss", b.lr_score_loss},
+          {"flops_per_step", b.flops_per_step}, {"mfu", b.mfu}, {"trials_run", b.trials_run},
+          {"curves", curves_json(r)}};
+}
+
+nlohmann::json row_json(const TableRow& row) {
+  nlohmann::json backends = nlohmann::json::object();
+  for (const auto& b : row.backends) backends[b.backend] = backend_json(b);
+  const auto* n = row.native_result();
+  const auto* c = row.compiled_result();
+  const Amortization& a = row.amortization;
+  return {{"model", row.model}, {"libtorch", row.libtorch_version}, {"tune_version", row.tune_version},
+          {"instance", instance_json(row.instance)}, {"precision", row.precision},
+          {"step_options", row.step_options}, {"seq_len", row.seq_len},
+          {"native", n ? backend_json(*n) : nlohmann::json(nullptr)},
+          {"compiled_backend", c ? c->backend : ""}, {"compiled", c ? backend_json(*c) : nlohmann::json(nullptr)},
+          {"backends", backends}, {"speedup", a.speedup}, {"worth_compiling", a.worth_compiling},
+          {"break_even_steps", a.break_even_steps}, {"break_even_seconds", a.break_even_seconds},
+          {"trials_run", row.trials_run}, {"first_trial_at", row.first_trial_at},
+          {"last_trial_at", row.last_trial_at}};
+}
+
+class JsonTableWriter : public TableWriter {
+ public:
+  void write(std::ostream& out, const TestedModelsTable& table) const override {
+    nlohmann::json rows = nlohmann::json::array();
+    for (const auto& row : table.rows) rows.push_back(row_json(row));
+    const nlohmann::json doc{{"schema", "tune-tested-models"}, {"schema_version", kTableJsonSchemaVersion},
+                             {"source", table.source}, {"rows", rows}};
+    out << doc.dump(2) << "\n";
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<TableWriter> make_json_table_writer() { return std::make_unique<JsonTableWriter>(); }
+
+}  // namespace tune

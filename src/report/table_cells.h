@@ -1,0 +1,26 @@
+// The human-readable cells of the tested-models table, shared by the markdown and HTML writers so
+// both show the same columns with the same marks (e.g. "64*": largest batch size tested).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "report/tested_models_table.h"
+
+namespace tune {
+
+std::vector<std::string> table_header();
+std::vector<std::string> table_cells(const TableRow& row);
+
+// "OOM at 64", "timeout at 32", "budget", or "" (range cap, or a larger batch was not faster).
+std::string batch_limit_note(const BackendResult& result);
+// "64*" (range cap), "32 (OOM at 64)", "16 (jit; timeout at 32)": the size, the backend when given, the limit.
+std::string batch_size_cell(const BackendResult& result, const std::string& backend);
+// "2026-11-30" or "2026-11-29 to 2026-11-30": when the row's trials ran.
+std::string measured_when(const TableRow& row);
+// Whether any row carries the "*" mark, so writers add its footnote only when needed.
+bool any_range_capped(const TestedModelsTable& table);
+
+extern const char* const kRangeCapFootnote;
+extern const char* const kBatchLimitNote;
+
+}  // namespace tune

@@ -1,0 +1,99 @@
+// Builds the synthetic tested-models store through the Database API, the way the engine records
+// trials and best configs, so the table code reads exactly what a real search leaves.
+#include "table_fixture.h"
+
+#include <vector>
+
+#include "store/database.h"
+
+namespace tune::testing {
+namespace {
+
+StudyKey study(const std::string& model, const std::string& backend) {
+  return {model, "hash-" + model, "cpu", std::string("cpu:") + kFixtureDeviceName + "|7.8 GiB|2 threads|x1",
+          "2.15.0", "0.1.0", backend, "fp32", 128};
+}
+
+TrialSpec spec(TrialPurpose purpose, int batch, double lr) {
+  TrialSpec s;
+  s.purpose = purpose;
+  s.batch_size = batch;
+  s.learning_rate = lr;
+  s.seq_len = 128;
+  s.train_steps = purpose == TrialPurpose::learning_rate ? 12 : 0;
+  s.memory_limit_bytes = 6LL << 30;
+  return s;
+}
+
+TrialResult result(TrialStatus status, double samples_per_second, double loss) {
+  TrialResult r;
+  r.status = status;
+  r.samples_per_second = samples_per_second;
+  r.step_time_median = samples_per_second > 0 ? 1 / samples_per_second : 0;
+  r.score_loss = loss;
+  r.peak_memory_bytes = static_cast<int64_t>(samples_per_second * 1e7);
+  return r;
+}
+
+struct Ramp {
+  int batch;
+  TrialStatus status;
+  double samples_per_second;
+};
+
+struct Sweep {
+  double lr;
+  TrialStatus status;
+  double loss;
+};
+
+// Records a backend's ramp and sweep and its best config (the ramp's fastest size, the sweep's lowest loss).
+void record_backend(Database& db, const StudyKey& key, const std::vector<Ramp>& ramp, const std::vector<Sweep>& sweep,
+                    BestConfig best) {
+  const int64_t id = db.ensure_study(key);
+  for (const auto& r : ramp)
+    db.record_trial(id, spec(TrialPurpose::throughput, r.batch, 1e-4), result(r.status, r.samples_per_second, 0), "d");
+  for (const auto& s : sweep)
+    db.record_trial(id, spec(TrialPurpose::learning_rate, best.batch_size, s.lr), result(s.status, 0, s.loss), "d");
+  best.trials_run = static_cast<int>(ramp.size() + sweep.size());
+  db.save_best(id, best);
+}
+
+BestConfig best(int batch, bool capped, double lr, double samples_per_second, double overhead) {
+  BestConfig b;
+  b.batch_size = batch;
+  b.batch_capped_by_range = capped;
+  b.learning_rate = lr;
+  b.samples_per_second = samples_per_second;
+  b.step_time = batch / samples_per_second;
+  b.compile_overhead_seconds = overhead;
+  b.peak_memory_bytes = static_cast<int64_t>(samples_per_second * 1e7);
+  return b;
+}
+
+}  // namespace
+
+void write_table_fixture(const std::string& path) {
+  Database db(path);
+  const auto ok = TrialStatus::ok;
+  record_backend(db, study("bert-tiny", "eager"),
+                 {{1, ok, 10}, {2, ok, 18}, {4, ok, 30}, {8, ok, 40}, {16, TrialStatus::oom, 0}},
+                 {{1e-4, ok, 6.5}, {3e-4, ok, 6.2}, {1e-3, TrialStatus::diverged, 0}}, best(8, false, 3e-4, 40, 0));
+  record_backend(db, study("bert-tiny", "jit"),
+                 {{1, ok, 12}, {2, ok, 22}, {4, ok, 38}, {8, ok, 52}, {16, ok, 60}, {32, ok, 66}, {64, ok, 70}},
+                 {{1e-4, ok, 6.4}, {3e-4, ok, 6.1}, {1e-3, ok, 6.3}}, best(64, true, 3e-4, 70, 4.5));
+  record_backend(db, study("gpt2-tiny", "eager"), {{1, ok, 8}, {2, ok, 14}, {4, ok, 20}, {8, ok, 19}},
+                 {{1e-4, ok, 7.1}, {3e-4, ok, 6.9}}, best(4, false, 3e-4, 20, 0));
+  record_backend(db, study("gpt2-tiny", "jit"), {{1, ok, 7}, {2, ok, 12}, {4, TrialStatus::timeout, 0}},
+                 {{1e-4, ok, 7.2}, {3e-4, ok, 7.0}}, best(2, false, 3e-4, 12, 2.0));
+  // The ramp's last size gained under 5% (a plateau), and a ramp cut short while still gaining.
+  record_backend(db, study("t5-tiny", "eager"), {{1, ok, 10}, {2, ok, 18}, {4, ok, 18.5}},
+                 {{1e-4, ok, 7.5}, {3e-4, ok, 7.3}}, best(4, false, 3e-4, 18.5, 0));
+  record_backend(db, study("t5-tiny", "jit"), {{1, ok, 8}, {2, ok, 15}}, {{1e-4, ok, 7.6}},
+                 best(2, false, 1e-4, 15, 3.0));
+  // A reference backend, faster than jit, that must never stand in the compiled column.
+  record_backend(db, study("t5-tiny", "hf-eager"), {{1, ok, 20}, {2, ok, 30}, {4, ok, 29}}, {{1e-4, ok, 7.4}},
+                 best(2, false, 1e-4, 30, 0));
+}
+
+}  // namespace tune::testing

@@ -1,0 +1,17 @@
+// A store filled with synthetic trials for the tested-models table tests: rows whose batch searches end
+// in each way (out of memory, range cap, no gain, failure, budget), some not worth compiling.
+#pragma once
+#include <string>
+
+namespace tune::testing {
+
+// Writes the synthetic store at path. Row "bert-tiny": eager stops at 8 (16 out of memory), jit reaches
+// the range maximum 64 and is faster. Row "gpt2-tiny": eager stops at 4 (8 no faster), jit times out at 4
+// and is slower. Row "t5-tiny": eager's last size 4 gained under 5%, jit's ramp was cut at 2 while
+// still gaining, and is slower; its hf-eager reference is faster than jit. The device name holds a comma
+// and quotes, for CSV quoting.
+void write_table_fixture(const std::string& path);
+
+constexpr const char* kFixtureDeviceName = "Test \"CPU\", rev 2";
+
+}  // namespace tune::testing

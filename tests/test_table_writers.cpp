@@ -1,0 +1,182 @@
+// The tested-models table on a synthetic store: gathering (rows, what stopped each batch search) and
+// each writer's output (markdown marks, CSV quoting, JSON schema, HTML charts and no external fetches).
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "report/table_writer.h"
+#include "table_fixture.h"
+#include "test_helpers.h"
+
+using namespace tune;
+using tune::testing::error_of;
+using tune::testing::temp_dir;
+
+namespace {
+
+TestedModelsTable fixture_table() {
+  const std::string path = (temp_dir("table") / "t.db").string();
+  tune::testing::write_table_fixture(path);
+  const Database db(path);
+  return gather_tested_models(db, "fixture.db");
+}
+
+std::string render(const std::string& format, const TestedModelsTable& table) {
+  std::ostringstream out;
+  make_table_writer(format)->write(out, table);
+  return out.str();
+}
+
+const BackendResult& backend(const TableRow& row, const std::string& name) {
+  for (const auto& b : row.backends)
+    if (b.backend == name) return b;
+  throw std::runtime_error("row " + row.model + " has no backend " + name);
+}
+
+size_t count(const std::string& text, const std::string& needle) {
+  size_t n = 0;
+  for (auto at = text.find(needle); at != std::string::npos; at = text.find(needle, at + needle.size())) ++n;
+  return n;
+}
+
+// RFC 4180 records: quoted fields may hold commas, doubled quotes and line breaks.
+std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
+  std::vector<std::vector<std::string>> records(1, std::vector<std::string>(1));
+  bool quoted = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (quoted && ch == '"' && i + 1 < text.size() && text[i + 1] == '"') records.back().back() += text[++i];
+    else if (ch == '"') quoted = !quoted;
+    else if (!quoted && ch == ',') records.back().emplace_back();
+    else if (!quoted && ch == '\n') records.emplace_back(1);
+    else records.back().back() += ch;
+  }
+  if (records.back().size() == 1 && records.back()[0].empty()) records.pop_back();
+  return records;
+}
+
+}  // namespace
+
+TEST(TestedModelsTable, OneRowPerModelWithEachBatchLimit) {
+  const auto table = fixture_table();
+  ASSERT_EQ(table.rows.size(), 3u);
+  const TableRow& bert = table.rows[0];
+  const TableRow& gpt2 = table.rows[1];
+  const TableRow& t5 = table.rows[2];
+  EXPECT_EQ(bert.model, "bert-tiny");
+  EXPECT_EQ(bert.native_result()->backend, "eager");
+  EXPECT_EQ(bert.compiled_result()->backend, "jit");
+  EXPECT_EQ(backend(bert, "eager").batch_limit, BatchLimit::memory);
+  EXPECT_EQ(backend(bert, "eager").limit_batch_size, 16);
+  EXPECT_EQ(backend(bert, "jit").batch_limit, BatchLimit::range);
+  EXPECT_EQ(backend(gpt2, "eager").batch_limit, BatchLimit::throughput);
+  EXPECT_EQ(backend(gpt2, "jit").batch_limit, BatchLimit::failure);
+  EXPECT_EQ(backend(gpt2, "jit").limit_status, TrialStatus::timeout);
+  EXPECT_EQ(backend(t5, "eager").batch_limit, BatchLimit::throughput);  // no larger size ran: a plateau
+  EXPECT_EQ(backend(t5, "jit").batch_limit, BatchLimit::budget);        // still gaining 87% when it stopped
+  EXPECT_EQ(t5.compiled_result()->backend, "jit") << "hf-eager is a reference, not a compiled backend";
+  EXPECT_EQ(t5.backends.size(), 3u);
+  EXPECT_EQ(bert.trials_run, 8 + 10);
+  EXPECT_FALSE(bert.first_trial_at.empty());
+  EXPECT_LE(bert.first_trial_at, bert.last_trial_at);
+  EXPECT_TRUE(bert.amortization.worth_compiling);
+  EXPECT_FALSE(gpt2.amortization.worth_compiling);
+  EXPECT_EQ(backend(bert, "eager").batch_curve.size(), 5u);
+  EXPECT_EQ(backend(bert, "eager").lr_curve.size(), 3u);
+}
+
+TEST(TestedModelsTable, InstanceFingerprintSplitsIntoParts) {
+  const InstanceParts i = parse_instance("cpu", "cpu:Intel Xeon|7.8 GiB|2 threads|x4");
+  EXPECT_EQ(i.device, "cpu");
+  EXPECT_EQ(i.device_name, "Intel Xeon");
+  EXPECT_EQ(i.memory, "7.8 GiB");
+  EXPECT_EQ(i.threads, 2);
+  EXPECT_EQ(i.count, 4);
+  EXPECT_EQ(describe_instance(i), "cpu (4x Intel Xeon, 2 threads, 7.8 GiB)");
+}
+
+TEST(TestedModelsTable, CompiledTimeCrossesNativeAtBreakEven) {
+  const TableRow row = fixture_table().rows[0];
+  const double steps = row.amortization.break_even_steps;
+  ASSERT_GT(steps, 0);
+  EXPECT_GT(compiled_seconds_at(row, steps - 1), native_seconds_at(row, steps - 1));
+  EXPECT_LE(compiled_seconds_at(row, steps), native_seconds_at(row, steps));
+}
+
+TEST(TableWriters, MarkdownMarksRangeCapAndMemoryLimit) {
+  const std::string md = render("md", fixture_table());
+  EXPECT_NE(md.find("| model"), std::string::npos) << md;
+  EXPECT_EQ(count(md, "\n| bert-tiny"), 1u) << md;
+  EXPECT_EQ(count(md, "\n| gpt2-tiny"), 1u) << md;
+  EXPECT_NE(md.find("| 2 (jit; budget)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 8 (OOM at 16)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 64* (jit)"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 2 (jit; timeout at 4)"), std::string::npos) << md;
+  EXPECT_NE(md.find("\\* largest batch size tested"), std::string::npos) << md;
+  EXPECT_NE(md.find("not worth compiling"), std::string::npos) << md;
+  EXPECT_NE(md.find("2.15.0"), std::string::npos) << md;
+}
+
+TEST(TableWriters, MarkdownOmitsRangeFootnoteWhenNothingIsCapped) {
+  auto table = fixture_table();
+  table.rows.erase(table.rows.begin());  // only the bert-tiny jit search reached the range maximum
+  const std::string md = render("md", table);
+  EXPECT_EQ(md.find("*"), std::string::npos) << md;
+}
+
+TEST(TableWriters, CsvQuotesFieldsAndKeepsOneRecordPerRow) {
+  const std::string csv = render("csv", fixture_table());
+  EXPECT_NE(csv.find(",\"Test \"\"CPU\"\", rev 2\","), std::string::npos) << csv;
+  const auto records = parse_csv(csv);
+  ASSERT_EQ(records.size(), 4u) << csv;
+  const auto& header = records[0];
+  for (const auto& record : records) EXPECT_EQ(record.size(), header.size()) << csv;
+  const auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  ASSERT_LT(column("device_name"), header.size());
+  EXPECT_EQ(records[1][column("device_name")], tune::testing::kFixtureDeviceName);
+  EXPECT_EQ(records[1][column("native_batch_limit")], "memory");
+  EXPECT_EQ(records[1][column("compiled_batch_limit")], "range");
+  EXPECT_EQ(records[2][column("worth_compiling")], "false");
+  EXPECT_EQ(records[2][column("break_even_steps")], "");
+}
+
+TEST(TableWriters, JsonCarriesSchemaVersionAndCurves) {
+  const auto json = nlohmann::json::parse(render("json", fixture_table()));
+  EXPECT_EQ(json["schema"], "tune-tested-models");
+  EXPECT_EQ(json["schema_version"], kTableJsonSchemaVersion);
+  ASSERT_EQ(json["rows"].size(), 3u);
+  const auto& bert = json["rows"][0];
+  EXPECT_EQ(bert["compiled_backend"], "jit");
+  EXPECT_TRUE(bert["compiled"]["batch_capped_by_range"].get<bool>());
+  EXPECT_EQ(bert["native"]["batch_limit"], "memory");
+  EXPECT_EQ(bert["native"]["limit_batch_size"], 16);
+  EXPECT_EQ(bert["backends"]["eager"]["curves"]["batch_sizes"].size(), 5u);
+  EXPECT_EQ(bert["backends"]["eager"]["curves"]["batch_sizes"][4]["status"], "oom");
+  EXPECT_EQ(bert["instance"]["device_name"], tune::testing::kFixtureDeviceName);
+  EXPECT_GT(bert["break_even_steps"].get<double>(), 0);
+}
+
+TEST(TableWriters, HtmlHasThreeChartsPerRowAndFetchesNothing) {
+  const std::string html = render("html", fixture_table());
+  EXPECT_EQ(count(html, "<section class=\"row\""), 3u);
+  for (const char* kind : {"throughput", "loss", "amortization"})
+    EXPECT_EQ(count(html, std::string("<svg class=\"chart\" data-chart=\"") + kind + "\""), 3u) << kind;
+  EXPECT_NE(html.find("OOM eager"), std::string::npos);        // the out-of-memory point is marked
+  EXPECT_NE(html.find("largest tested"), std::string::npos);  // and the range cap
+  EXPECT_EQ(count(html, "break-even "), 1u);                  // only the row worth compiling crosses
+  EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
+  for (const char* fetch : {" src=", " href=", "url(", "@import", "<link", "<img"})
+    EXPECT_EQ(html.find(fetch), std::string::npos) << fetch;
+  EXPECT_EQ(html.find("Test \"CPU\""), std::string::npos) << "device name not escaped";
+}
+
+TEST(TableWriters, UnknownFormatIsAClearError) {
+  const std::string message = error_of([] { make_table_writer("xlsx"); });
+  EXPECT_NE(message.find("'xlsx'"), std::string::npos) << message;
+  EXPECT_NE(message.find("md, csv, json, html"), std::string::npos) << message;
+}
