@@ -1,39 +1,138 @@
-// `tune regress`: compare the current store's best configs with a reference store.
-// Exit 0: no regression, 1: regression, 2: could not run (bad input).
+// `tune regress`: measure the regression set of configs/ci.yaml and compare it with the committed reference
+// (reports/ci-reference.json), or record that reference with --record.
+// Exit 0: no regression, 1: regression, 2: could not run (bad input, stale reference, trials that could not run).
+#include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
+#include <map>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "report/regression_report.h"
+#include "instance/torch_instance.h"
+#include "report/regression_report_writer.h"
+#include "util/join.h"
 #include "util/paths.h"
-#include "util/yaml_fields.h"
+#include "util/table_format.h"
 
 namespace tune::cli {
 namespace {
 
-double threshold_from(const std::string& path) {
-  double max_drop = 0.2;
-  read_yaml_key(load_yaml_file(path), "max_throughput_drop", max_drop, path);
-  return max_drop;
+std::string default_reference_path() { return (std::filesystem::path(tune_home()) / "reports" / "ci-reference.json").string(); }
+
+std::vector<std::string> comma_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) items.push_back(item);
+  return items;
+}
+
+// "jit=0.15" -> {"jit", 0.15} for a backend of the set.
+std::map<std::string, double> parse_slowdowns(const std::vector<std::string>& texts, const RegressionConfig& c) {
+  std::map<std::string, double> out;
+  const auto backends = c.backends();
+  for (const auto& text : texts) {
+    const auto eq = text.find('=');
+    const std::string backend = text.substr(0, eq);
+    double share = -1;
+    try {
+      if (eq != std::string::npos) share = std::stod(text.substr(eq + 1));
+    } catch (const std::exception&) {
+    }
+    if (std::find(backends.begin(), backends.end(), backend) == backends.end() || !(share > 0 && share <= 10))
+      throw std::invalid_argument("--inject-slowdown '" + text + "': expected BACKEND=SHARE with BACKEND one of " +
+                                  join(backends) + " and SHARE in (0, 10], e.g. jit=0.15");
+    out[backend] = share;
+  }
+  return out;
+}
+
+po::options_description regress_options() {
+  po::options_description desc("tune regress options");
+  desc.add_options()
+      ("config", po::value<std::string>()->default_value(default_regression_config_path()), "regression set and thresholds (YAML)")
+      ("reference", po::value<std::string>()->default_value(default_reference_path()), "reference JSON to compare with (or to write with --record)")
+      ("record", po::bool_switch(), "measure the set and write it as the reference instead of comparing")
+      ("models", po::value<std::string>(), "comma-separated subset of the config's models (default: all of them)")
+      ("markdown", po::value<std::string>(), "also write the markdown report to this file")
+      ("json", po::value<std::string>(), "write the JSON report (schema version 1) to this file")
+      ("runs-dir", po::value<std::string>()->default_value((std::filesystem::temp_directory_path() / "tune-regress").string()),
+       "folder for the trial folders (spec, log, result, command.sh)")
+      ("inject-slowdown", po::value<std::vector<std::string>>()->composing(),
+       "TEST ONLY: BACKEND=SHARE makes every step of BACKEND that share slower (proves the check catches it)");
+  return desc;
+}
+
+RegressionConfig config_from(const po::variables_map& vm) {
+  RegressionConfig config = load_regression_config(vm["config"].as<std::string>());
+  if (vm.count("models")) config.models = comma_list(vm["models"].as<std::string>());
+  if (config.models.empty()) throw std::invalid_argument("--models '" + vm["models"].as<std::string>() + "': expected model names");
+  return config;
+}
+
+// Where and how the trials run; a malformed --inject-slowdown fails here, before anything is measured.
+RegressionRunContext context_from(const po::variables_map& vm, const RegressionConfig& config) {
+  RegressionRunContext context;
+  context.instance = resolve_instance("auto");
+  context.libtorch_version = libtorch_version();
+  context.tune_executable = self_executable();
+  context.runs_dir = vm["runs-dir"].as<std::string>();
+  if (vm.count("inject-slowdown"))
+    context.inject_slowdown = parse_slowdowns(vm["inject-slowdown"].as<std::vector<std::string>>(), config);
+  context.progress = &std::cerr;
+  return context;
+}
+
+RegressionRun measure(const RegressionConfig& config, const RegressionRunContext& context) {
+  std::cerr << "tune regress: " << config.models.size() << " model(s) x " << join(config.backends()) << ", "
+            << config.repeats << " repeats, trials in " << context.runs_dir << "\n";
+  return measure_regression_set(config, context);
+}
+
+int record(const RegressionConfig& config, const RegressionRunContext& context, const std::string& path) {
+  if (!context.inject_slowdown.empty())
+    throw std::invalid_argument("--record with --inject-slowdown: a reference must not hold an injected slowdown");
+  const RegressionRun run = measure(config, context);
+  if (!run.all_ok()) {
+    std::cerr << "tune regress: could not record: some trials failed:\n";
+    for (const auto& m : run.models)
+      for (const auto& b : m.backends)
+        if (b.status != "ok") std::cerr << "- " << m.model << " " << b.backend << ": " << b.status << ": " << b.error << "\n";
+    return 2;
+  }
+  write_regression_run(path, run);
+  std::cout << "tune regress: recorded " << run.models.size() << " model(s) on " << run.instance_fingerprint << " into "
+            << path << "\n";
+  return 0;
+}
+
+void write_outputs(const po::variables_map& vm, const RegressionReport& report, const RegressionRun& current) {
+  write_regression_markdown(std::cout, report);
+  if (vm.count("markdown")) {
+    std::ofstream out(vm["markdown"].as<std::string>());
+    write_regression_markdown(out, report);
+  }
+  if (vm.count("json")) std::ofstream(vm["json"].as<std::string>()) << regression_report_json(report, current).dump(2) << "\n";
 }
 
 int regress(int argc, char** argv) {
-  po::options_description desc("tune regress options");
-  desc.add_options()
-      ("reference", po::value<std::string>()->required(), "reference SQLite database")
-      ("db", po::value<std::string>()->default_value(default_database_path()), "current SQLite database")
-      ("config", po::value<std::string>()->default_value(configs_dir() + "/ci.yaml"), "thresholds YAML");
+  po::options_description desc = regress_options();
   po::variables_map vm;
-  if (!parse_or_help(argc, argv, desc, vm, "tune regress --reference DB [--db DB] [--config YAML]")) return 0;
-  const std::string ref_path = vm["reference"].as<std::string>();
-  if (!std::filesystem::exists(ref_path)) throw std::invalid_argument("reference database '" + ref_path + "' does not exist");
-  const double max_drop = threshold_from(vm["config"].as<std::string>());
-  Database reference(ref_path);
-  Database current(vm["db"].as<std::string>());
-  const RegressionReport report = compare_best(reference.best_rows(), current.best_rows(), max_drop);
-  write_regression_markdown(std::cout, report, max_drop);
-  return report.regression() ? 1 : 0;
+  if (!parse_or_help(argc, argv, desc, vm, "tune regress [--config YAML] [--reference JSON] [--record] [--models LIST]"))
+    return 0;
+  const RegressionConfig config = config_from(vm);
+  const RegressionRunContext context = context_from(vm, config);
+  const std::string reference_path = vm["reference"].as<std::string>();
+  if (vm["record"].as<bool>()) return record(config, context, reference_path);
+  const RegressionRun reference = read_regression_run(reference_path);
+  // A stale reference is found before any trial runs: compare_runs reports the same problems.
+  RegressionRun current;
+  if (reference_problems(reference, config).empty()) current = measure(config, context);
+  const RegressionReport report = compare_runs(reference, reference_path, current, config);
+  write_outputs(vm, report, current);
+  return report.exit_code();
 }
 
 }  // namespace

@@ -20,7 +20,7 @@ int usage() {
                "  tune tuners                                     list the search strategies (--tuner NAME)\n"
                "  tune instance [--instance NAME]                 print the detected instance\n"
                "  tune table [--db PATH] [--format md|json]       the tested-models table from the store\n"
-               "  tune regress --reference DB [--db DB]           compare against a reference store\n"
+               "  tune regress [--record] [--config YAML]          noise-aware regression check (exit 0 ok, 1 regression, 2 could not run)\n"
                "  tune trial --spec FILE [--out FILE]             run one trial in this process\n\n"
                "Each subcommand takes --help.\n";
   return 0;

@@ -1,52 +1,179 @@
-// Basic regression check of throughput between two stores, rendered as markdown for CI.
-// A row present in the reference and missing now is reported, not silently passed.
+// Decides each metric of a regression run against the reference. Policy (configs/ci.yaml explains it):
+// the compiled-over-native speedup, measured interleaved in one run, gates CI when it drops significantly
+// by at least min_effect; throughput gates only on the same instance and beyond absolute_max_drop; the
+// seeded loss gates beyond loss_tolerance; a trial that broke (compile error, crash, divergence) gates,
+// one that could not run here (timeout, out of memory, invalid spec) makes the check inconclusive.
 #include "report/regression_report.h"
 
-#include <map>
+#include <algorithm>
+#include <cmath>
 
+#include "report/shift_test.h"
 #include "util/table_format.h"
 
 namespace tune {
 namespace {
 
-std::string row_id(const BestRow& r) {
-  return r.key.model + " / " + r.key.instance_fingerprint + " / " + r.key.backend + " / " + r.key.precision +
-         " / seq " + std::to_string(r.key.seq_len);
+double median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  const size_t n = xs.size();
+  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
+}
+
+// log(native / compiled) of each repeat: both were timed seconds apart, in the same round.
+std::vector<double> log_speedups(const BackendSamples& native, const BackendSamples& compiled) {
+  std::vector<double> out;
+  for (size_t i = 0; i < std::min(native.step_times.size(), compiled.step_times.size()); ++i)
+    out.push_back(std::log(native.step_times[i] / compiled.step_times[i]));
+  return out;
+}
+
+std::vector<double> log_throughputs(const BackendSamples& b, int batch_size) {
+  std::vector<double> out;
+  for (double t : b.step_times) out.push_back(std::log(batch_size / t));
+  return out;
+}
+
+// A line for an estimated shift of the log of a higher-is-better metric; the verdict is the caller's.
+RegressionLine shift_line(const std::vector<double>& reference, const std::vector<double>& current,
+                          const ShiftEstimate& e) {
+  RegressionLine line;
+  line.reference = std::exp(median(reference));
+  line.current = std::exp(median(current));
+  line.change = std::expm1(e.shift);
+  line.has_interval = true;
+  line.ci_low = std::expm1(e.ci_low);
+  line.ci_high = std::expm1(e.ci_high);
+  line.p_value = e.p_value;
+  return line;
+}
+
+RegressionLine speedup_line(const ModelSamples& ref, const ModelSamples& cur, const std::string& native,
+                            const std::string& compiled, const RegressionThresholds& t) {
+  const auto r = log_speedups(*ref.find(native), *ref.find(compiled));
+  const auto n = log_speedups(*cur.find(native), *cur.find(compiled));
+  const ShiftEstimate e = estimate_shift(r, n, t.significance);
+  RegressionLine line = shift_line(r, n, e);
+  const ShiftVerdict v = judge_shift(e, t.min_effect);
+  line.verdict = v == ShiftVerdict::worse ? "regression" : v == ShiftVerdict::better ? "improved" : "ok";
+  line.note = "over " + native + ", interleaved";
+  return line;
+}
+
+RegressionLine throughput_line(const BackendSamples& ref, const BackendSamples& cur, const RegressionConfig& c,
+                               bool same_instance) {
+  const auto r = log_throughputs(ref, c.batch_size), n = log_throughputs(cur, c.batch_size);
+  const ShiftEstimate e = estimate_shift(r, n, c.thresholds.significance);
+  RegressionLine line = shift_line(r, n, e);
+  const ShiftVerdict visible = judge_shift(e, c.thresholds.min_effect);
+  if (!same_instance) line.verdict = "other instance";
+  else if (judge_shift(e, c.thresholds.absolute_max_drop) == ShiftVerdict::worse) line.verdict = "regression";
+  else line.verdict = visible == ShiftVerdict::worse ? "slower" : visible == ShiftVerdict::better ? "faster" : "ok";
+  line.note = same_instance ? strf("gates beyond a %.0f%% drop", 100 * c.thresholds.absolute_max_drop)
+                            : "informative: measured on another instance";
+  return line;
+}
+
+RegressionLine loss_line(const BackendSamples& ref, const BackendSamples& cur, double tolerance) {
+  RegressionLine line;
+  line.reference = median(ref.losses);
+  line.current = median(cur.losses);
+  line.change = line.current - line.reference;
+  line.verdict = std::fabs(line.change) <= tolerance ? "ok" : "regression";
+  const auto [lo, hi] = std::minmax_element(cur.losses.begin(), cur.losses.end());
+  if (*hi - *lo > tolerance) line.note = strf("repeats disagree by %.2g: not deterministic", *hi - *lo);
+  return line;
+}
+
+// A backend whose trial broke is a regression; one that could not run here leaves the check inconclusive.
+bool failure_is_regression(const std::string& status) {
+  return status == "compile_error" || status == "crashed" || status == "diverged";
+}
+
+void compare_backend(const ModelSamples& ref, const ModelSamples& cur, const BackendSamples& b,
+                     const RegressionConfig& c, bool same_instance, RegressionReport& report) {
+  const BackendSamples* r = ref.find(b.backend);
+  if (!r) {
+    report.problems.push_back("the reference has no " + cur.model + " " + b.backend);
+    return;
+  }
+  if (b.status != "ok") {
+    if (!failure_is_regression(b.status)) {
+      report.problems.push_back(cur.model + " " + b.backend + ": trial " + b.status + ": " + b.error);
+      return;
+    }
+    RegressionLine line;
+    line.model = cur.model;
+    line.backend = b.backend;
+    line.metric = "trial";
+    line.verdict = "regression";
+    line.note = b.status + ": " + b.error;
+    report.lines.push_back(line);
+    return;
+  }
+  auto add = [&](RegressionLine line, const char* metric) {
+    line.model = cur.model;
+    line.backend = b.backend;
+    line.metric = metric;
+    report.lines.push_back(line);
+  };
+  const BackendSamples* native = cur.find(c.native_backend);
+  if (b.backend != c.native_backend && native && native->status == "ok")
+    add(speedup_line(ref, cur, c.native_backend, b.backend, c.thresholds), "speedup");
+  add(throughput_line(*r, b, c, same_instance), "throughput");
+  add(loss_line(*r, b, c.thresholds.loss_tolerance), "loss");
 }
 
 }  // namespace
 
 bool RegressionReport::regression() const {
-  for (const auto& l : lines)
-    if (l.verdict != "ok") return true;
-  return false;
+  return std::any_of(lines.begin(), lines.end(), [](const RegressionLine& l) { return l.fails(); });
 }
 
-RegressionReport compare_best(const std::vector<BestRow>& reference, const std::vector<BestRow>& current,
-                              double max_drop) {
-  std::map<std::string, const BestRow*> now;
-  for (const auto& r : current) now[row_id(r)] = &r;
-  RegressionReport report;
-  for (const auto& ref : reference) {
-    RegressionLine line{row_id(ref), ref.best.samples_per_second, 0, 0, "missing"};
-    if (auto it = now.find(line.what); it != now.end()) {
-      line.current = it->second->best.samples_per_second;
-      line.change = line.reference > 0 ? line.current / line.reference - 1 : 0;
-      line.verdict = line.change < -max_drop ? "regression" : "ok";
+int RegressionReport::exit_code() const { return regression() ? 1 : problems.empty() ? 0 : 2; }
+
+std::string RegressionReport::verdict() const {
+  return regression() ? "REGRESSION" : problems.empty() ? "no regression" : "could not run";
+}
+
+std::vector<std::string> reference_problems(const RegressionRun& reference, const RegressionConfig& config) {
+  std::vector<std::string> problems;
+  if (reference.settings != config.measurement_settings())
+    problems.push_back("the reference was measured with other settings (" + reference.settings.dump() +
+                       ") than the config (" + config.measurement_settings().dump() + "): record it again");
+  for (const auto& model : config.models) {
+    const ModelSamples* m = reference.find(model);
+    if (!m) {
+      problems.push_back("the reference has no model '" + model + "': record it again");
+      continue;
     }
-    report.lines.push_back(line);
+    for (const auto& backend : config.backends()) {
+      const BackendSamples* b = m->find(backend);
+      if (!b || b->status != "ok" || b->step_times.size() < 2)
+        problems.push_back("the reference has no usable samples for " + model + " " + backend);
+    }
+  }
+  return problems;
+}
+
+RegressionReport compare_runs(const RegressionRun& reference, const std::string& reference_path,
+                              const RegressionRun& current, const RegressionConfig& config) {
+  RegressionReport report;
+  report.reference_path = reference_path;
+  report.reference_header = reference;
+  report.reference_header.models.clear();
+  report.current_created = current.created;
+  report.current_instance = current.instance_fingerprint;
+  report.config = config;
+  report.problems = reference_problems(reference, config);
+  if (!report.problems.empty()) return report;
+  const bool same_instance = reference.instance_fingerprint == current.instance_fingerprint;
+  for (const auto& cur : current.models) {
+    const ModelSamples* ref = reference.find(cur.model);
+    if (!ref) report.problems.push_back("the reference has no model '" + cur.model + "'");
+    else for (const auto& b : cur.backends) compare_backend(*ref, cur, b, config, same_instance, report);
   }
   return report;
-}
-
-void write_regression_markdown(std::ostream& out, const RegressionReport& report, double max_drop) {
-  std::vector<std::vector<std::string>> rows;
-  for (const auto& l : report.lines)
-    rows.push_back({l.what, strf("%.2f", l.reference), strf("%.2f", l.current), strf("%+.1f%%", 100 * l.change),
-                    l.verdict});
-  out << "## tune regress: samples/s, current vs reference (threshold -" << strf("%.0f", 100 * max_drop) << "%)\n\n";
-  write_markdown_table(out, {"study", "reference", "current", "change", "verdict"}, rows);
-  out << "\n" << (report.regression() ? "REGRESSION" : "no regression") << "\n";
 }
 
 }  // namespace tune

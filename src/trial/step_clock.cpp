@@ -5,7 +5,10 @@
 #include <ATen/cuda/CUDAEvent.h>
 #include <torch/torch.h>
 
+#include <time.h>
+
 #include <chrono>
+#include <stdexcept>
 
 namespace tune {
 namespace {
@@ -24,6 +27,26 @@ class WallClock : public StepClock {
 
  private:
   std::vector<std::chrono::steady_clock::time_point> marks_;
+};
+
+// Process CPU time: with one intra-op thread, the step's own work, however often the core was taken away.
+class CpuTimeClock : public StepClock {
+ public:
+  void mark() override {
+    timespec t{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    marks_.push_back(static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec));
+  }
+  std::vector<double> collect() override {
+    std::vector<double> out;
+    for (size_t i = 1; i < marks_.size(); ++i) out.push_back(marks_[i] - marks_[i - 1]);
+    marks_.clear();
+    return out;
+  }
+  int block_steps() const override { return 1; }
+
+ private:
+  std::vector<double> marks_;
 };
 
 class CudaEventClock : public StepClock {
@@ -48,8 +71,13 @@ class CudaEventClock : public StepClock {
 
 }  // namespace
 
-std::unique_ptr<StepClock> make_step_clock(const std::string& device) {
-  if (torch::Device(device).is_cuda()) return std::make_unique<CudaEventClock>();
+std::unique_ptr<StepClock> make_step_clock(const std::string& device, const std::string& kind) {
+  const bool cuda = torch::Device(device).is_cuda();
+  if (kind != "wall" && kind != "cpu")
+    throw std::invalid_argument("step clock '" + kind + "': expected wall or cpu");
+  if (kind == "cpu" && cuda) throw std::invalid_argument("step clock 'cpu' on " + device + ": expected a CPU device");
+  if (cuda) return std::make_unique<CudaEventClock>();
+  if (kind == "cpu") return std::make_unique<CpuTimeClock>();
   return std::make_unique<WallClock>();
 }
 

@@ -1,5 +1,5 @@
 // Times training steps without adding a sync per step: marks at step boundaries, read in blocks.
-// CPU: wall clock. CUDA: events on the current stream, one synchronize per block (collect()).
+// CPU: wall clock, or the process's CPU time. CUDA: events on the current stream, one synchronize per block.
 #pragma once
 #include <memory>
 #include <string>
@@ -18,7 +18,9 @@ class StepClock {
   virtual int block_steps() const = 0;
 };
 
-// The clock for a torch device string ("cpu", "cuda", "cuda:1").
-std::unique_ptr<StepClock> make_step_clock(const std::string& device);
+// The clock for a torch device string ("cpu", "cuda", "cuda:1") and a kind: "wall", or "cpu" (CPU device
+// only: the process's CPU time, which a co-tenant taking the core does not inflate; what a step costs with
+// one intra-op thread). Throws std::invalid_argument quoting another kind, or "cpu" on a GPU.
+std::unique_ptr<StepClock> make_step_clock(const std::string& device, const std::string& kind = "wall");
 
 }  // namespace tune

@@ -9,6 +9,7 @@
 #include <numeric>
 #include <optional>
 
+#include "compile/slowed_step.h"
 #include "compile/train_step.h"
 #include "data/batch_source.h"
 #include "data/training_data.h"
@@ -62,7 +63,7 @@ void summarise_steps(const TrialSpec& spec, TrialResult& r) {
 class StepLoop {
  public:
   StepLoop(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>& pool, TrialResult& r)
-      : spec_(spec), step_(step), pool_(pool), r_(r), clock_(make_step_clock(spec.device)) {}
+      : spec_(spec), step_(step), pool_(pool), r_(r), clock_(make_step_clock(spec.device, spec.step_clock)) {}
 
   // Runs n steps; returns their times, or nothing when the loss diverged (r.status set).
   std::optional<std::vector<double>> run(int n) {
@@ -162,6 +163,7 @@ TrialResult run_trial_body(const TrialSpec& spec) {
   const std::vector<Batch> pool = batch_pool(spec);
   r.flops_per_step = flops_of(spec, pool.front());
   auto step = make_train_step(spec.backend, model, StepOptions{spec.learning_rate, spec.precision, spec.optimizer});
+  if (spec.inject_slowdown > 0) step = slow_down(std::move(step), spec.inject_slowdown);  // test-only
   try {
     const CompileReport report = step->prepare(pool.front());
     r.compile_seconds = report.seconds;

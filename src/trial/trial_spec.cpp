@@ -13,6 +13,9 @@ std::string to_string(TrialPurpose purpose) {
 std::string TrialSpec::config_key() const {
   nlohmann::json key = *this;
   key.erase("timeout_seconds");  // a longer patience does not change the measurement
+  // Keys from before these fields existed stay valid while they hold their defaults.
+  if (step_clock == "wall") key.erase("step_clock");
+  if (inject_slowdown == 0) key.erase("inject_slowdown");
   key["model"] = model.config_hash();
   return stable_hash(key.dump());
 }

@@ -39,6 +39,8 @@ struct TrialSpec {
   std::string dataset_path;    // classification CSV (text and label columns); empty: the default
   std::string weights_dir;     // empty: random init; else a HF checkpoint folder (model.safetensors)
   double timeout_seconds = 600;
+  std::string step_clock = "wall";  // wall | cpu (CPU device: process CPU time, blind to co-tenants; tune regress)
+  double inject_slowdown = 0;  // TEST ONLY (tune regress --inject-slowdown): sleep this share of each step's time
 
   // Identifies the measurement: same key, same trial (used to reuse finished trials).
   std::string config_key() const;
@@ -49,6 +51,7 @@ NLOHMANN_JSON_SERIALIZE_ENUM(TrialPurpose, {{TrialPurpose::throughput, "throughp
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialSpec, model, backend, device, precision, attention, optimizer,
     purpose, seq_len,
     batch_size, learning_rate, seed, warmup_steps, min_measure_steps, max_measure_steps, measure_seconds, ci_halfwidth,
-    train_steps, threads, memory_limit_bytes, corpus_path, tokenizer_dir, dataset_path, weights_dir, timeout_seconds)
+    train_steps, threads, memory_limit_bytes, corpus_path, tokenizer_dir, dataset_path, weights_dir, timeout_seconds,
+    step_clock, inject_slowdown)
 
 }  // namespace tune

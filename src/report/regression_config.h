@@ -1,0 +1,46 @@
+// The regression set `tune regress` measures (configs/ci.yaml): models, backends, trial shape, repeats,
+// and the thresholds it decides with. The same settings are recorded with a reference, to refuse mismatches.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace tune {
+
+struct RegressionThresholds {
+  double min_effect = 0.05;         // smallest relative speedup change that can fail CI
+  double significance = 0.01;       // alpha of the two-sided test; the interval has coverage 1 - alpha
+  double loss_tolerance = 1e-3;     // |loss now - loss then| after the same seeded steps
+  double absolute_max_drop = 0.5;   // throughput drop that fails CI on its own (same instance only)
+};
+
+struct RegressionConfig {
+  std::vector<std::string> models;
+  std::string native_backend = "eager";
+  std::vector<std::string> compiled_backends{"jit"};
+  std::string precision = "fp32";
+  int seq_len = 32;
+  int batch_size = 8;
+  int threads = 1;
+  std::string step_clock = "cpu";   // TrialSpec::step_clock: cpu (process CPU time) or wall
+  std::string corpus = "";          // TrialSpec::corpus_path ("" the default corpus, "synthetic" random ids)
+  double learning_rate = 1e-3;
+  uint64_t seed = 0;
+  int warmup_steps = 3;
+  int steps = 20;                   // timed steps per trial; the loss after warmup + steps is compared
+  int repeats = 8;                  // interleaved trials per backend and model
+  double trial_timeout_seconds = 120;
+  RegressionThresholds thresholds;
+
+  std::vector<std::string> backends() const;  // native first, then the compiled ones
+  // What a reference must share with a current run to be comparable (not the thresholds or repeats).
+  nlohmann::json measurement_settings() const;
+};
+
+// Reads the YAML; absent keys keep their defaults. Throws std::invalid_argument naming the file, key and
+// what was expected (a model list that is empty, repeats below 2, thresholds out of range...).
+RegressionConfig load_regression_config(const std::string& yaml_path);
+std::string default_regression_config_path();  // configs/ci.yaml
+
+}  // namespace tune

@@ -1,0 +1,93 @@
+// Markdown and JSON renderings of a regression report. Changes are shown as signed percentages with their
+// interval, so a reader sees at once whether a change is both large and certain.
+#include "report/regression_report_writer.h"
+
+#include "util/table_format.h"
+
+namespace tune {
+namespace {
+
+std::string value_cell(const RegressionLine& l, double v) {
+  if (l.metric == "speedup") return strf("%.3fx", v);
+  if (l.metric == "throughput") return strf("%.1f/s", v);
+  if (l.metric == "loss") return strf("%.5f", v);
+  return "-";
+}
+
+std::string change_cell(const RegressionLine& l) {
+  if (l.metric == "loss") return strf("%+.2g", l.change);
+  if (l.metric == "trial") return "-";
+  return strf("%+.1f%%", 100 * l.change);
+}
+
+std::string interval_cell(const RegressionLine& l) {
+  return l.has_interval ? strf("[%+.1f%%, %+.1f%%]", 100 * l.ci_low, 100 * l.ci_high) : "-";
+}
+
+std::string verdict_cell(const RegressionLine& l) { return l.fails() ? "**REGRESSION**" : l.verdict; }
+
+void write_header(std::ostream& out, const RegressionReport& r) {
+  const RegressionConfig& c = r.config;
+  const RegressionRun& ref = r.reference_header;
+  out << "## tune regress: " << r.verdict() << "\n\n"
+      << "- reference: `" << r.reference_path << "`, recorded " << ref.created << " on `" << ref.instance_fingerprint
+      << "` (tune " << ref.tune_version << ", libtorch " << ref.libtorch_version << ")\n"
+      << "- current: " << r.current_created << " on `" << r.current_instance << "`\n"
+      << strf("- each model: %d interleaved repeats per backend; a trial is %d warm-up + %d timed steps (%s time), "
+              "batch %d, seq %d, %s, %d thread(s)\n",
+              c.repeats, c.warmup_steps, c.steps, c.step_clock.c_str(), c.batch_size, c.seq_len, c.precision.c_str(),
+              c.threads)
+      << strf("- gates: speedup drop >= %.0f%% and significant (alpha %.2g); loss off by > %.2g; throughput drop "
+              ">= %.0f%% on the same instance; a trial that broke\n\n",
+              100 * c.thresholds.min_effect, c.thresholds.significance, c.thresholds.loss_tolerance,
+              100 * c.thresholds.absolute_max_drop);
+}
+
+}  // namespace
+
+void write_regression_markdown(std::ostream& out, const RegressionReport& report) {
+  write_header(out, report);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& l : report.lines)
+    rows.push_back({l.model, l.backend, l.metric, value_cell(l, l.reference), value_cell(l, l.current), change_cell(l),
+                    interval_cell(l), l.has_interval ? strf("%.3g", l.p_value) : "-", verdict_cell(l), l.note});
+  if (!rows.empty())
+    write_markdown_table(out, {"model", "backend", "metric", "reference", "current", "change",
+                               strf("%.0f%% CI", 100 * (1 - report.config.thresholds.significance)), "p", "verdict",
+                               "note"},
+                         rows);
+  if (!report.problems.empty()) {
+    out << "\nCould not compare:\n";
+    for (const auto& p : report.problems) out << "- " << p << "\n";
+  }
+  out << "\nSpeedup is native step time over compiled step time, both measured in the same round, so a "
+         "slower or busier machine cancels out. Throughput is per backend against the reference and only "
+         "informative on another instance. Loss is after the same seeded steps.\n";
+}
+
+nlohmann::json regression_report_json(const RegressionReport& report, const RegressionRun& current) {
+  nlohmann::json metrics = nlohmann::json::array();
+  for (const auto& l : report.lines) {
+    nlohmann::json m{{"model", l.model}, {"backend", l.backend}, {"metric", l.metric}, {"reference", l.reference},
+                     {"current", l.current}, {"change", l.change}, {"verdict", l.verdict}, {"note", l.note}};
+    if (l.has_interval) {
+      m["ci_low"] = l.ci_low;
+      m["ci_high"] = l.ci_high;
+      m["p_value"] = l.p_value;
+    }
+    metrics.push_back(m);
+  }
+  const auto& t = report.config.thresholds;
+  return {{"schema_version", kRegressionReportSchema},
+          {"verdict", report.verdict()},
+          {"exit_code", report.exit_code()},
+          {"reference", {{"path", report.reference_path}, {"created", report.reference_header.created},
+                         {"instance", report.reference_header.instance_fingerprint}}},
+          {"thresholds", {{"min_effect", t.min_effect}, {"significance", t.significance},
+                          {"loss_tolerance", t.loss_tolerance}, {"absolute_max_drop", t.absolute_max_drop}}},
+          {"metrics", metrics},
+          {"problems", report.problems},
+          {"current", current}};
+}
+
+}  // namespace tune

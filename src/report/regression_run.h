@@ -1,0 +1,71 @@
+// One measurement of the regression set: per model, interleaved trials of the native and compiled backends
+// (eager, jit, jit, eager, ...), each repeat a real trial process. Saved as JSON it is the CI reference.
+#pragma once
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "instance/instance.h"
+#include "report/regression_config.h"
+
+namespace tune {
+
+constexpr int kRegressionRunSchema = 1;
+
+struct BackendSamples {
+  std::string backend;
+  std::vector<double> step_times;  // steady-state median step time of each repeat, seconds, in run order
+  std::vector<double> losses;      // loss after warmup + steps of each repeat (seeded: should not vary)
+  std::string status = "ok";       // the first failed trial's status (trial_status.h); "ok" when none failed
+  std::string error;               // that trial's stage, message and folder
+  double inject_slowdown = 0;      // TEST ONLY; never in a reference
+};
+
+struct ModelSamples {
+  std::string model;
+  std::vector<BackendSamples> backends;  // native first
+  const BackendSamples* find(const std::string& backend) const;  // nullptr when absent
+};
+
+struct RegressionRun {
+  int schema_version = kRegressionRunSchema;
+  std::string created;               // UTC, ISO 8601
+  std::string tune_version;
+  std::string libtorch_version;
+  std::string instance_fingerprint;  // throughput is compared as a gate only on the same instance
+  nlohmann::json settings;           // RegressionConfig::measurement_settings()
+  int repeats = 0;
+  std::vector<ModelSamples> models;
+  const ModelSamples* find(const std::string& model) const;  // nullptr when absent
+  bool all_ok() const;
+};
+
+// Where and how to run the trials; `inject_slowdown` maps a backend to a test-only slowdown share.
+struct RegressionRunContext {
+  Instance instance;
+  std::string libtorch_version;
+  std::string tune_executable;
+  std::string runs_dir;  // one folder per trial (spec, log, result, command.sh)
+  std::map<std::string, double> inject_slowdown;
+  std::ostream* progress = nullptr;  // one line per trial when set
+};
+
+// Runs config.repeats rounds per model; a backend's failed trial ends that backend's rounds (its status
+// and error are kept). Throws std::invalid_argument for an unknown model name.
+RegressionRun measure_regression_set(const RegressionConfig& config, const RegressionRunContext& context);
+
+// Reads a reference written by write_regression_run. Throws std::invalid_argument naming the file when it
+// is missing, not JSON, or of another schema version.
+RegressionRun read_regression_run(const std::string& path);
+void write_regression_run(const std::string& path, const RegressionRun& run);
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BackendSamples, backend, step_times, losses, status, error,
+                                                inject_slowdown)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ModelSamples, model, backends)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RegressionRun, schema_version, created, tune_version,
+                                                libtorch_version, instance_fingerprint, settings, repeats, models)
+
+}  // namespace tune

@@ -1,0 +1,176 @@
+// Tests for the regression verdicts on synthetic runs (no trials): speedup gates, throughput informs,
+// loss and broken trials gate, trials that could not run make the check inconclusive; and the committed
+// reference matches configs/ci.yaml, so CI's exit 2 can only come from the machine, never from a stale file.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+#include <sstream>
+
+#include "report/regression_report.h"
+#include "report/regression_report_writer.h"
+#include "test_helpers.h"
+#include "util/paths.h"
+
+namespace tune {
+namespace {
+
+RegressionConfig one_model_config() {
+  RegressionConfig c;
+  c.models = {"bert-tiny"};
+  return c;
+}
+
+// A run whose eager steps take ~10 ms and jit steps 10 ms / speedup, with 2% seeded noise per trial and
+// a common per-round factor (machine-wide slowness) that the speedup must cancel.
+RegressionRun synthetic_run(const RegressionConfig& c, double speedup, unsigned seed, double machine = 1.0) {
+  std::mt19937 rng(seed);
+  std::normal_distribution<double> noise(0.0, 0.02), round(0.0, 0.15);
+  RegressionRun run;
+  run.instance_fingerprint = "cpu:test|1 threads";
+  run.settings = c.measurement_settings();
+  run.repeats = c.repeats;
+  ModelSamples m{"bert-tiny", {{"eager", {}, {}, "ok", "", 0}, {"jit", {}, {}, "ok", "", 0}}};
+  for (int i = 0; i < c.repeats; ++i) {
+    const double slow = machine * std::exp(round(rng));
+    m.backends[0].step_times.push_back(0.010 * slow * std::exp(noise(rng)));
+    m.backends[1].step_times.push_back(0.010 / speedup * slow * std::exp(noise(rng)));
+    m.backends[0].losses.push_back(6.9);
+    m.backends[1].losses.push_back(6.9);
+  }
+  run.models.push_back(m);
+  return run;
+}
+
+const RegressionLine* line_of(const RegressionReport& r, const std::string& backend, const std::string& metric) {
+  for (const auto& l : r.lines)
+    if (l.backend == backend && l.metric == metric) return &l;
+  return nullptr;
+}
+
+TEST(RegressionReport, RerunOfTheSameCodePassesDespiteMachineWideNoise) {
+  const auto c = one_model_config();
+  const auto report = compare_runs(synthetic_run(c, 1.5, 1), "ref.json", synthetic_run(c, 1.5, 2, 1.3), c);
+  EXPECT_EQ(report.exit_code(), 0);
+  ASSERT_NE(line_of(report, "jit", "speedup"), nullptr);
+  EXPECT_EQ(line_of(report, "jit", "speedup")->verdict, "ok");
+  EXPECT_EQ(line_of(report, "eager", "speedup"), nullptr);  // native has no speedup over itself
+}
+
+TEST(RegressionReport, CompiledSlowdownIsARegressionEvenOnAFasterMachine) {
+  const auto c = one_model_config();
+  // jit 15% slower while the whole machine got 30% faster: throughput rises, the speedup still drops.
+  const auto report = compare_runs(synthetic_run(c, 1.5, 1), "ref.json", synthetic_run(c, 1.5 / 1.15, 2, 0.7), c);
+  EXPECT_EQ(report.exit_code(), 1);
+  const auto* speedup = line_of(report, "jit", "speedup");
+  ASSERT_NE(speedup, nullptr);
+  EXPECT_EQ(speedup->verdict, "regression");
+  EXPECT_NEAR(speedup->change, 1 / 1.15 - 1, 0.04);
+  EXPECT_LT(speedup->ci_low, speedup->change);
+  EXPECT_LT(speedup->ci_high, 0);
+  std::ostringstream md;
+  write_regression_markdown(md, report);
+  EXPECT_NE(md.str().find("## tune regress: REGRESSION"), std::string::npos) << md.str();
+  EXPECT_NE(md.str().find("**REGRESSION**"), std::string::npos) << md.str();
+}
+
+TEST(RegressionReport, ThroughputOnAnotherInstanceOnlyInforms) {
+  const auto c = one_model_config();
+  auto current = synthetic_run(c, 1.5, 2, 3.0);  // everything 3x slower: another machine
+  current.instance_fingerprint = "cpu:other|1 threads";
+  const auto report = compare_runs(synthetic_run(c, 1.5, 1), "ref.json", current, c);
+  EXPECT_EQ(report.exit_code(), 0);
+  EXPECT_EQ(line_of(report, "eager", "throughput")->verdict, "other instance");
+  EXPECT_LT(line_of(report, "eager", "throughput")->change, -0.5);
+}
+
+TEST(RegressionReport, HugeThroughputDropOnTheSameInstanceGates) {
+  const auto c = one_model_config();
+  const auto report = compare_runs(synthetic_run(c, 1.5, 1), "ref.json", synthetic_run(c, 1.5, 2, 3.0), c);
+  EXPECT_EQ(line_of(report, "eager", "throughput")->verdict, "regression");
+  EXPECT_EQ(report.exit_code(), 1);
+}
+
+TEST(RegressionReport, LossBeyondToleranceIsARegression) {
+  const auto c = one_model_config();
+  auto current = synthetic_run(c, 1.5, 2);
+  for (auto& l : current.models[0].backends[1].losses) l += 10 * c.thresholds.loss_tolerance;
+  const auto report = compare_runs(synthetic_run(c, 1.5, 1), "ref.json", current, c);
+  EXPECT_EQ(line_of(report, "jit", "loss")->verdict, "regression");
+  EXPECT_EQ(line_of(report, "eager", "loss")->verdict, "ok");
+  EXPECT_EQ(report.exit_code(), 1);
+}
+
+TEST(RegressionReport, BrokenTrialGatesAndATimeoutIsInconclusive) {
+  const auto c = one_model_config();
+  auto broken = synthetic_run(c, 1.5, 2);
+  broken.models[0].backends[1] = {"jit", {}, {}, "compile_error", "trace: unsupported op", 0};
+  const auto report = compare_runs(synthetic_run(c, 1.5, 1), "ref.json", broken, c);
+  EXPECT_EQ(report.exit_code(), 1);
+  EXPECT_EQ(line_of(report, "jit", "trial")->verdict, "regression");
+
+  auto slow = synthetic_run(c, 1.5, 2);
+  slow.models[0].backends[1] = {"jit", {}, {}, "timeout", "ran past 120 s", 0};
+  const auto inconclusive = compare_runs(synthetic_run(c, 1.5, 1), "ref.json", slow, c);
+  EXPECT_EQ(inconclusive.exit_code(), 2);
+  ASSERT_EQ(inconclusive.problems.size(), 1u);
+  EXPECT_NE(inconclusive.problems[0].find("timeout"), std::string::npos);
+}
+
+TEST(RegressionReport, ReferenceWithOtherSettingsOrModelsCannotBeCompared) {
+  auto c = one_model_config();
+  const auto reference = synthetic_run(c, 1.5, 1);
+  c.batch_size = 16;
+  c.models = {"bert-tiny", "gpt2-tiny"};
+  const auto problems = reference_problems(reference, c);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_NE(problems[0].find("other settings"), std::string::npos);
+  EXPECT_NE(problems[1].find("'gpt2-tiny'"), std::string::npos);
+  EXPECT_EQ(compare_runs(reference, "ref.json", synthetic_run(c, 1.5, 2), c).exit_code(), 2);
+}
+
+TEST(RegressionReport, JsonCarriesSchemaVerdictAndTheCurrentRun) {
+  const auto c = one_model_config();
+  const auto current = synthetic_run(c, 1.5, 2);
+  const auto json = regression_report_json(compare_runs(synthetic_run(c, 1.5, 1), "ref.json", current, c), current);
+  EXPECT_EQ(json["schema_version"], kRegressionReportSchema);
+  EXPECT_EQ(json["verdict"], "no regression");
+  EXPECT_EQ(json["exit_code"], 0);
+  EXPECT_TRUE(json["metrics"][0].contains("ci_low"));
+  EXPECT_EQ(json["current"].get<RegressionRun>().models[0].backends[1].step_times, current.models[0].backends[1].step_times);
+}
+
+TEST(RegressionReport, RunRoundTripsAndAnotherSchemaIsRefused) {
+  const auto dir = testing::temp_dir("regress");
+  const auto c = one_model_config();
+  const auto run = synthetic_run(c, 1.5, 1);
+  write_regression_run((dir / "ref.json").string(), run);
+  EXPECT_EQ(read_regression_run((dir / "ref.json").string()).models[0].backends[0].step_times,
+            run.models[0].backends[0].step_times);
+  const std::string old = testing::write_file(dir / "old.json", R"({"schema_version": 0, "models": []})");
+  EXPECT_NE(testing::error_of([&] { read_regression_run(old); }).find("schema version 0"), std::string::npos);
+  EXPECT_NE(testing::error_of([&] { read_regression_run((dir / "none.json").string()); }).find("none.json"),
+            std::string::npos);
+}
+
+TEST(RegressionReport, BadThresholdIsAClearError) {
+  const auto dir = testing::temp_dir("regress");
+  const std::string yaml = testing::write_file(dir / "ci.yaml", "models: [bert-tiny]\nthresholds:\n  min_effect: 5\n");
+  const std::string error = testing::error_of([&] { load_regression_config(yaml); });
+  EXPECT_NE(error.find("thresholds.min_effect"), std::string::npos) << error;
+  EXPECT_NE(error.find("5.0"), std::string::npos) << error;
+}
+
+// CI treats exit 2 as "could not measure here" (a warning); that is safe only because a stale or broken
+// reference fails here, in the unit tests.
+TEST(RegressionReport, CommittedReferenceMatchesTheCiConfig) {
+  const auto config = load_regression_config(default_regression_config_path());
+  const auto reference =
+      read_regression_run((std::filesystem::path(tune_home()) / "reports" / "ci-reference.json").string());
+  const auto problems = reference_problems(reference, config);
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  EXPECT_EQ(reference.repeats, config.repeats);
+}
+
+}  // namespace
+}  // namespace tune
