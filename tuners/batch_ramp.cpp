@@ -16,7 +16,7 @@ std::optional<Candidate> BatchRamp::ask() {
 }
 
 void BatchRamp::tell(const Candidate& candidate, const TrialResult& result) {
-  const auto previous_best = best();
+  const auto previous_best = fastest();
   told_.emplace_back(candidate, result);
   if (!result.ok()) {
     done_ = true;
@@ -39,10 +39,35 @@ void BatchRamp::tell(const Candidate& candidate, const TrialResult& result) {
   }
 }
 
-std::optional<std::pair<Candidate, TrialResult>> BatchRamp::best() const {
+namespace {
+
+// Samples/s at the ends of the step time's 95% CI (the median where the trial has no CI).
+double fastest_plausible(const TrialResult& r, int batch) {
+  return r.step_time_ci_low > 0 ? batch / r.step_time_ci_low : r.samples_per_second;
+}
+double slowest_plausible(const TrialResult& r, int batch) {
+  return r.step_time_ci_high > 0 ? batch / r.step_time_ci_high : r.samples_per_second;
+}
+
+}  // namespace
+
+std::optional<std::pair<Candidate, TrialResult>> BatchRamp::fastest() const {
   std::optional<std::pair<Candidate, TrialResult>> best;
   for (const auto& entry : told_)
     if (entry.second.ok() && (!best || entry.second.samples_per_second > best->second.samples_per_second)) best = entry;
+  return best;
+}
+
+// The fastest size, or a smaller one whose CI reaches the fastest's: within measurement noise, the
+// smaller batch is as fast and leaves more optimizer steps per sample (and memory headroom).
+std::optional<std::pair<Candidate, TrialResult>> BatchRamp::best() const {
+  const auto best = fastest();
+  if (!best) return best;
+  const double floor = slowest_plausible(best->second, best->first.batch_size);
+  for (const auto& entry : told_)
+    if (entry.second.ok() && entry.first.batch_size < best->first.batch_size &&
+        fastest_plausible(entry.second, entry.first.batch_size) >= floor)
+      return entry;  // told in ascending batch order: the first is the smallest
   return best;
 }
 

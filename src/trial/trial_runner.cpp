@@ -148,7 +148,10 @@ std::vector<Batch> batch_pool(const TrialSpec& spec) {
   std::fprintf(stderr, "tune: data: %s\n", data_description.c_str());
   std::vector<Batch> pool;
   const torch::Device device(spec.device);
-  for (int i = 0; i < std::min(total_steps(spec), 16); ++i) pool.push_back(source->next().to(device));
+  // Throughput trials cycle 16 batches; a learning-rate trial sees fresh data at every step (up to 4096
+  // batches), or a long run at a small batch would memorise 16 batches and score a loss no real run reaches.
+  const int distinct = spec.purpose == TrialPurpose::learning_rate ? 4096 : 16;
+  for (int i = 0; i < std::min(total_steps(spec), distinct); ++i) pool.push_back(source->next().to(device));
   return pool;
 }
 

@@ -1,0 +1,219 @@
+// The time-to-loss objective and stage on the bert-tiny replay landscape: steps to a target, the
+// scaling-rule rates, the reference target, the time cap, and every strategy against the exhaustive grid.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <numeric>
+
+#include "engine/time_to_loss_search.h"
+#include "test_helpers.h"
+#include "tuner_checks.h"
+#include "util/table_format.h"
+
+using namespace tune;
+using namespace tune::testing;
+
+namespace {
+
+// What trial_runner scores a curve of k losses: the mean of the last quarter, at least 2.
+double score_of_prefix(const std::vector<double>& losses, int k) {
+  const int tail = std::max(2, k / 4);
+  return std::accumulate(losses.begin() + (k - tail), losses.begin() + k, 0.0) / tail;
+}
+
+TEST(TimeToLoss, StepsToReachIsTheFirstPrefixThatScoresAtTheTarget) {
+  const std::vector<double> losses{10, 9.5, 9.7, 8, 8.4, 7, 6.5, 6.9, 6, 5.5};
+  for (double target : {9.6, 8.2, 7.0, 6.1}) {
+    int expected = 0;
+    for (int k = 2; k <= static_cast<int>(losses.size()) && expected == 0; ++k)
+      if (score_of_prefix(losses, k) <= target) expected = k;
+    ASSERT_GT(expected, 0) << target;
+    EXPECT_EQ(steps_to_reach(losses, target), expected) << "target " << target;
+  }
+  EXPECT_FALSE(steps_to_reach(losses, 1.0));
+  EXPECT_FALSE(steps_to_reach({}, 1.0));
+}
+
+TEST(TimeToLoss, AFullCurveReachesItsOwnScore) {
+  const std::vector<double> losses{10, 9, 8.5, 8.1, 7.7, 7.9, 7.2, 7.3, 7.1, 7.0, 6.8, 6.9};
+  const auto steps = steps_to_reach(losses, score_of_prefix(losses, static_cast<int>(losses.size())));
+  ASSERT_TRUE(steps);
+  EXPECT_LE(*steps, static_cast<int>(losses.size()));
+}
+
+TEST(TimeToLoss, ANonFiniteLossEndsTheCurve) {
+  EXPECT_FALSE(steps_to_reach({10, 9, std::nan(""), 1, 1, 1}, 5.0));
+  EXPECT_EQ(seconds_to_reach({10, 4, 3}, 5.0, 0.25), 3 * 0.25);  // 3: a 2-step prefix scores (10+4)/2 = 7
+}
+
+TEST(TimeToLoss, StepsForSamplesRoundsUpAndKeepsTwoSteps) {
+  EXPECT_EQ(steps_for_samples(1024, 16), 64);
+  EXPECT_EQ(steps_for_samples(1000, 3), 334);
+  EXPECT_EQ(steps_for_samples(8, 64), 2);
+  EXPECT_NE(error_of([] { steps_for_samples(0, 4); }).find("samples 0"), std::string::npos);
+}
+
+TEST(TimeToLoss, ScalingRuleRatesAreTheSameRateAndTheSqrtAndLinearRules) {
+  const auto rates = scaling_rule_rates(1e-3, 64, 16);  // k = 1/4
+  ASSERT_EQ(rates.size(), 3u);
+  EXPECT_DOUBLE_EQ(rates[0], 1e-3 / 4);
+  EXPECT_DOUBLE_EQ(rates[1], 1e-3 / 2);
+  EXPECT_DOUBLE_EQ(rates[2], 1e-3);
+  EXPECT_EQ(scaling_rule_rates(1e-3, 8, 8).size(), 1u);
+  EXPECT_NE(error_of([] { scaling_rule_rates(-1, 8, 4); }).find("-1"), std::string::npos);
+}
+
+// The stage on the landscape: 64 samples per trial (batch 1: 64 steps, within the 81 recorded).
+TimeToLossPlan landscape_plan(const ReplayLandscape& landscape, const std::string& lr_tuner) {
+  TimeToLossPlan plan;
+  plan.target = {0, 64, 4, 1e-4};
+  for (int batch : landscape.recorded_batch_sizes()) {
+    const RecordedBatch record = landscape.batch_at(batch);
+    if (record.status == TrialStatus::ok) plan.step_seconds[batch] = batch / record.samples_per_second;
+  }
+  plan.throughput_batch = fastest_fitting_batch(landscape);
+  plan.lr_tuner = lr_tuner;
+  plan.lr_space = lr_stage_space();
+  plan.lr_space.reference_batch_size = 4;
+  plan.lr_space.reference_learning_rate = 1e-4;
+  return plan;
+}
+
+struct ReplayedStage {
+  TimeToLossOutcome outcome;
+  double cost_seconds = 0;
+};
+
+ReplayedStage replay_stage(const TimeToLossPlan& plan, const ReplayLandscape& landscape, int max_trials = 1000) {
+  ReplayedStage stage;
+  int trials = 0;
+  stage.outcome = search_time_to_loss(plan, [&](const Candidate& c) -> std::optional<TrialResult> {
+    if (++trials > max_trials) return std::nullopt;
+    const TrialResult r = landscape.replay(c);
+    stage.cost_seconds += landscape.trial_seconds(c, r);
+    return r;
+  });
+  return stage;
+}
+
+// Ground truth: every fitting batch x every listed rate at full length, the fewest seconds to the target.
+double exhaustive_best_seconds(const TimeToLossPlan& plan, const ReplayLandscape& landscape, double target) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& [batch, step] : plan.step_seconds)
+    for (double lr : plan.lr_space.learning_rates) {
+      const TrialResult r = landscape.replay({batch, lr, steps_for_samples(plan.target.samples, batch)});
+      if (const auto s = seconds_to_reach(r.losses, target, step); s && r.ok()) best = std::min(best, *s);
+    }
+  return best;
+}
+
+TEST(TimeToLossStage, TheReferenceTrialRunsFirstAndSetsTheTarget) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const ReplayedStage stage = replay_stage(landscape_plan(landscape, "lr_sweep"), landscape);
+  ASSERT_FALSE(stage.outcome.trials.empty());
+  const auto& reference = stage.outcome.trials.front();
+  EXPECT_EQ(reference.candidate.batch_size, 4);
+  EXPECT_EQ(reference.candidate.train_steps, 16);
+  EXPECT_DOUBLE_EQ(stage.outcome.target_loss, landscape.replay(reference.candidate).score_loss);
+  EXPECT_TRUE(reference.reaches());
+  EXPECT_NE(stage.outcome.target_source.find("batch 4"), std::string::npos);
+}
+
+TEST(TimeToLossStage, NoBatchAndRateRunsTwiceWhenALongerRunAnswersIt) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  TimeToLossPlan plan = landscape_plan(landscape, "grid");
+  plan.lr_space.learning_rates = {1e-4, 1e-3};  // the reference rate is on the grid
+  const ReplayedStage stage = replay_stage(plan, landscape);
+  for (size_t i = 0; i < stage.outcome.trials.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      const Candidate &a = stage.outcome.trials[i].candidate, &b = stage.outcome.trials[j].candidate;
+      EXPECT_FALSE(a.batch_size == b.batch_size && a.learning_rate == b.learning_rate)
+          << "batch " << a.batch_size << ", lr " << a.learning_rate << " ran twice";
+    }
+}
+
+TEST(TimeToLossStage, AGivenTargetNeedsNoReferenceTrial) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  TimeToLossPlan plan = landscape_plan(landscape, "lr_sweep");
+  plan.target.loss = 8.0;
+  const ReplayedStage stage = replay_stage(plan, landscape);
+  EXPECT_DOUBLE_EQ(stage.outcome.target_loss, 8.0);
+  EXPECT_EQ(stage.outcome.target_source, "--target-loss");
+  ASSERT_FALSE(stage.outcome.trials.empty());
+  EXPECT_EQ(stage.outcome.trials.front().candidate.batch_size, plan.throughput_batch);
+}
+
+TEST(TimeToLossStage, GridFindsTheExhaustiveBestDespiteTheTimeCap) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const TimeToLossPlan plan = landscape_plan(landscape, "grid");
+  const ReplayedStage stage = replay_stage(plan, landscape);
+  ASSERT_TRUE(stage.outcome.best);
+  EXPECT_NEAR(stage.outcome.best->seconds_to_target,
+              exhaustive_best_seconds(plan, landscape, stage.outcome.target_loss), 1e-12);
+}
+
+TEST(TimeToLossStage, TheTimeCapStopsTrialsThatCanNoLongerWin) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  TimeToLossPlan plan = landscape_plan(landscape, "grid");
+  const ReplayedStage capped = replay_stage(plan, landscape);
+  plan.time_cap = false;
+  const ReplayedStage full = replay_stage(plan, landscape);
+  EXPECT_LT(capped.cost_seconds, full.cost_seconds);
+  ASSERT_TRUE(capped.outcome.best && full.outcome.best);
+  EXPECT_DOUBLE_EQ(capped.outcome.best->seconds_to_target, full.outcome.best->seconds_to_target);
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& t : capped.outcome.trials) {
+    const double step = plan.step_seconds.at(t.candidate.batch_size);
+    if (std::isfinite(best)) EXPECT_LE(t.candidate.train_steps * step, best + 1.01 * step);
+    if (t.reaches()) best = std::min(best, t.seconds_to_target);
+  }
+}
+
+TEST(TimeToLossStage, TheLadderStopsAtTheFirstHalvingThatDoesNotImprove) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const ReplayedStage stage = replay_stage(landscape_plan(landscape, "lr_sweep"), landscape);
+  ASSERT_TRUE(stage.outcome.best);
+  const int last_batch = stage.outcome.trials.back().candidate.batch_size;
+  EXPECT_TRUE(stage.outcome.stop.find("did not improve") != std::string::npos ||
+              stage.outcome.stop.find("smallest") != std::string::npos)
+      << stage.outcome.stop;
+  if (stage.outcome.stop.find("did not improve") != std::string::npos)
+    EXPECT_NE(stage.outcome.best->candidate.batch_size, last_batch);
+}
+
+TEST(TimeToLossStage, ABudgetStopEndsTheStageWithTheBestSoFar) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const ReplayedStage stage = replay_stage(landscape_plan(landscape, "grid"), landscape, 5);
+  EXPECT_EQ(stage.outcome.trials.size(), 5u);
+  EXPECT_EQ(stage.outcome.stop.find("joint batch x learning-rate space: budget"), 0u) << stage.outcome.stop;
+  EXPECT_TRUE(stage.outcome.best);
+}
+
+// Every strategy the stage can run: never worse than the reference config it started from, and but for
+// random (12 draws) within 10% of the exhaustive grid's time; the regret and cost table is printed.
+TEST(TimeToLossStage, EveryStrategyGetsNearTheExhaustiveBest) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  TimeToLossPlan grid_plan = landscape_plan(landscape, "grid");
+  grid_plan.time_cap = false;
+  const ReplayedStage grid = replay_stage(grid_plan, landscape);
+  const double truth = exhaustive_best_seconds(grid_plan, landscape, grid.outcome.target_loss);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& name : tuners_for(StageObjective::loss)) {
+    const ReplayedStage stage = replay_stage(landscape_plan(landscape, name), landscape);
+    ASSERT_TRUE(stage.outcome.best) << name;
+    const double regret = stage.outcome.best->seconds_to_target / truth - 1;
+    EXPECT_LE(stage.outcome.best->seconds_to_target, stage.outcome.trials.front().seconds_to_target) << name;
+    if (name != "random") EXPECT_LT(regret, 0.10) << name;
+    rows.push_back({name, std::to_string(stage.outcome.trials.size()), strf("%.3f", stage.cost_seconds),
+                    strf("%.2f", stage.cost_seconds / grid.cost_seconds),
+                    strf("%d", stage.outcome.best->candidate.batch_size),
+                    strf("%.2e", stage.outcome.best->candidate.learning_rate),
+                    strf("%.4f", stage.outcome.best->seconds_to_target), strf("%+.2f%%", 100 * regret)});
+  }
+  write_markdown_table(std::cout, {"tuner", "trials", "cost s", "cost/grid", "batch", "lr", "s to target", "regret"},
+                       rows);
+}
+
+}  // namespace
