@@ -84,12 +84,16 @@ class StepLoop {
   int block_steps() const { return clock_->block_steps(); }
 
  private:
+  // A non-finite loss ends the curve without entering it: JSON has no NaN (it would write null, and
+  // the parent could not read the result back); the message keeps the value.
   bool record_loss(double loss) {
-    r_.losses.push_back(loss);
-    if (std::isfinite(loss)) return true;
+    if (std::isfinite(loss)) {
+      r_.losses.push_back(loss);
+      return true;
+    }
     r_.status = TrialStatus::diverged;
     r_.error_stage = "step";
-    r_.error_message = "loss became " + std::to_string(loss) + " at step " + std::to_string(r_.losses.size());
+    r_.error_message = "loss became " + std::to_string(loss) + " at step " + std::to_string(r_.losses.size() + 1);
     return false;
   }
   const TrialSpec& spec_;
