@@ -5,8 +5,13 @@ import argparse, json, math, os, platform, subprocess, time
 
 
 def load(work, name):
-    with open(os.path.join(work, name + ".json")) as f:
-        doc = json.load(f)
+    try:
+        with open(os.path.join(work, name + ".json")) as f:
+            doc = json.load(f)
+    except (OSError, ValueError):  # the run failed: its log's last line says why
+        last = open(os.path.join(work, name + ".log")).read().strip().splitlines()[-1:]
+        doc = {"searches": [{"trials_run": 0, "trials_reused": 0, "trial_seconds": 0,
+                             "lr_stop": "failed: " + (last[0] if last else "?")}]}
     search = doc["searches"][0]
     return {"name": name, "doc": doc, "search": search, "ttl": search.get("time_to_loss") or {}}
 

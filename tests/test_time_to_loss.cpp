@@ -17,35 +17,38 @@ using namespace tune::testing;
 
 namespace {
 
-// What trial_runner scores a curve of k losses: the mean of the last quarter, at least 2.
-double score_of_prefix(const std::vector<double>& losses, int k) {
-  const int tail = std::max(2, k / 4);
-  return std::accumulate(losses.begin() + (k - tail), losses.begin() + k, 0.0) / tail;
+// The mean of the `window` losses ending at step k.
+double window_mean(const std::vector<double>& losses, int k, int window) {
+  return std::accumulate(losses.begin() + (k - window), losses.begin() + k, 0.0) / window;
 }
 
-TEST(TimeToLoss, StepsToReachIsTheFirstPrefixThatScoresAtTheTarget) {
+TEST(TimeToLoss, StepsToReachIsTheFirstFullWindowThatScoresAtTheTarget) {
   const std::vector<double> losses{10, 9.5, 9.7, 8, 8.4, 7, 6.5, 6.9, 6, 5.5};
-  for (double target : {9.6, 8.2, 7.0, 6.1}) {
-    int expected = 0;
-    for (int k = 2; k <= static_cast<int>(losses.size()) && expected == 0; ++k)
-      if (score_of_prefix(losses, k) <= target) expected = k;
-    ASSERT_GT(expected, 0) << target;
-    EXPECT_EQ(steps_to_reach(losses, target), expected) << "target " << target;
-  }
-  EXPECT_FALSE(steps_to_reach(losses, 1.0));
-  EXPECT_FALSE(steps_to_reach({}, 1.0));
+  for (int window : {1, 2, 3})
+    for (double target : {9.6, 8.2, 7.0, 6.2}) {
+      int expected = 0;
+      for (int k = window; k <= static_cast<int>(losses.size()) && expected == 0; ++k)
+        if (window_mean(losses, k, window) <= target) expected = k;
+      ASSERT_GT(expected, 0) << target;
+      EXPECT_EQ(steps_to_reach(losses, target, window), expected) << "target " << target << ", window " << window;
+    }
+  EXPECT_FALSE(steps_to_reach(losses, 1.0, 2));
+  EXPECT_FALSE(steps_to_reach({}, 1.0, 2));
+  EXPECT_FALSE(steps_to_reach({1.0}, 5.0, 2)) << "one loss is no full window of two";
 }
 
-TEST(TimeToLoss, AFullCurveReachesItsOwnScore) {
-  const std::vector<double> losses{10, 9, 8.5, 8.1, 7.7, 7.9, 7.2, 7.3, 7.1, 7.0, 6.8, 6.9};
-  const auto steps = steps_to_reach(losses, score_of_prefix(losses, static_cast<int>(losses.size())));
-  ASSERT_TRUE(steps);
-  EXPECT_LE(*steps, static_cast<int>(losses.size()));
+// The score window of a full-length trial is trial_runner's tail: the curve reaches its own score.
+TEST(TimeToLoss, AFullLengthCurveReachesItsOwnScore) {
+  const std::vector<double> losses{10, 9, 8.5, 8.1, 7.7, 7.9, 7.2, 7.3, 7.1, 7.0, 6.8, 6.9};  // batch 4, 48 samples
+  const int window = score_window(48, 4);
+  EXPECT_EQ(window, 3);
+  EXPECT_EQ(steps_to_reach(losses, window_mean(losses, 12, window), window), 12);
+  EXPECT_EQ(score_window(48, 1), 12) << "a quarter of the samples at every batch";
 }
 
 TEST(TimeToLoss, ANonFiniteLossEndsTheCurve) {
-  EXPECT_FALSE(steps_to_reach({10, 9, std::nan(""), 1, 1, 1}, 5.0));
-  EXPECT_EQ(seconds_to_reach({10, 4, 3}, 5.0, 0.25), 3 * 0.25);  // 3: a 2-step prefix scores (10+4)/2 = 7
+  EXPECT_FALSE(steps_to_reach({10, 9, std::nan(""), 1, 1, 1}, 5.0, 2));
+  EXPECT_EQ(seconds_to_reach({10, 4, 3}, 5.0, 2, 0.25), 3 * 0.25);  // 3: steps 1-2 score (10+4)/2 = 7
 }
 
 TEST(TimeToLoss, StepsForSamplesRoundsUpAndKeepsTwoSteps) {
@@ -104,7 +107,8 @@ double exhaustive_best_seconds(const TimeToLossPlan& plan, const ReplayLandscape
   for (const auto& [batch, step] : plan.step_seconds)
     for (double lr : plan.lr_space.learning_rates) {
       const TrialResult r = landscape.replay({batch, lr, steps_for_samples(plan.target.samples, batch)});
-      if (const auto s = seconds_to_reach(r.losses, target, step); s && r.ok()) best = std::min(best, *s);
+      const int window = score_window(plan.target.samples, batch);
+      if (const auto s = seconds_to_reach(r.losses, target, window, step); s && r.ok()) best = std::min(best, *s);
     }
   return best;
 }
@@ -166,7 +170,8 @@ TEST(TimeToLossStage, TheTimeCapStopsTrialsThatCanNoLongerWin) {
   double best = std::numeric_limits<double>::infinity();
   for (const auto& t : capped.outcome.trials) {
     const double step = plan.step_seconds.at(t.candidate.batch_size);
-    if (std::isfinite(best)) EXPECT_LE(t.candidate.train_steps * step, best + 1.01 * step);
+    const int window = score_window(plan.target.samples, t.candidate.batch_size);
+    if (std::isfinite(best)) EXPECT_LE(t.candidate.train_steps * step, std::max(best + 1.01 * step, window * step));
     if (t.reaches()) best = std::min(best, t.seconds_to_target);
   }
 }
@@ -181,6 +186,17 @@ TEST(TimeToLossStage, TheLadderStopsAtTheFirstHalvingThatDoesNotImprove) {
       << stage.outcome.stop;
   if (stage.outcome.stop.find("did not improve") != std::string::npos)
     EXPECT_NE(stage.outcome.best->candidate.batch_size, last_batch);
+}
+
+// The engine gives asha its min_steps; the ladder's later rungs are lr_sweep, which has no such option.
+TEST(TimeToLossStage, LaterLadderRungsDoNotInheritTheFirstStrategysOptions) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  TimeToLossPlan plan = landscape_plan(landscape, "asha");
+  plan.lr_space.options["min_steps"] = 2;
+  ReplayedStage stage;
+  EXPECT_NO_THROW(stage = replay_stage(plan, landscape));
+  ASSERT_TRUE(stage.outcome.best);
+  EXPECT_LT(stage.outcome.best->candidate.batch_size, plan.throughput_batch) << "the ladder went down";
 }
 
 TEST(TimeToLossStage, ABudgetStopEndsTheStageWithTheBestSoFar) {

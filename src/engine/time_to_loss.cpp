@@ -16,8 +16,10 @@ int steps_for_samples(int samples, int batch_size) {
   return std::max(2, (samples + batch_size - 1) / batch_size);
 }
 
-std::optional<int> steps_to_reach(const std::vector<double>& losses, double target_loss) {
-  // Prefix sums keep each prefix's tail mean O(1); a non-finite loss ends the curve (the run diverged).
+int score_window(int samples, int batch_size) { return std::max(2, steps_for_samples(samples, batch_size) / 4); }
+
+std::optional<int> steps_to_reach(const std::vector<double>& losses, double target_loss, int window) {
+  // Prefix sums keep each window's mean O(1); a non-finite loss ends the curve (the run diverged).
   std::vector<double> sums{0.0};
   for (double loss : losses) {
     if (!std::isfinite(loss)) break;
@@ -26,15 +28,14 @@ std::optional<int> steps_to_reach(const std::vector<double>& losses, double targ
   const int n = static_cast<int>(sums.size()) - 1;
   // A relative tolerance: a curve reaches its own score however its sums were rounded.
   const double target = target_loss + 1e-9 * std::fabs(target_loss);
-  for (int k = 2; k <= n; ++k) {
-    const int tail = std::max(2, k / 4);
-    if ((sums[k] - sums[k - tail]) / tail <= target) return k;
-  }
+  for (int k = std::max(1, window); k <= n; ++k)
+    if ((sums[k] - sums[k - window]) / window <= target) return k;
   return std::nullopt;
 }
 
-std::optional<double> seconds_to_reach(const std::vector<double>& losses, double target_loss, double step_seconds) {
-  const auto steps = steps_to_reach(losses, target_loss);
+std::optional<double> seconds_to_reach(const std::vector<double>& losses, double target_loss, int window,
+                                       double step_seconds) {
+  const auto steps = steps_to_reach(losses, target_loss, window);
   if (!steps || !(step_seconds > 0)) return std::nullopt;
   return *steps * step_seconds;
 }

@@ -17,13 +17,17 @@ struct TimeToLossTarget {
 // The steps a trial of `samples` samples runs at `batch_size` (at least 2, so a score has two losses).
 int steps_for_samples(int samples, int batch_size);
 
-// The fewest steps k after which the curve's first k losses score at or below the target, the score
-// being the tail mean trial_runner uses (mean of the last quarter, at least 2 losses): a trial stopped
-// after k steps would have scored that. Nothing when the curve never gets there (or is empty).
-std::optional<int> steps_to_reach(const std::vector<double>& losses, double target_loss);
+// The window a curve is scored over at `batch_size`: as trial_runner scores a full-length trial, the
+// last quarter of its steps (at least 2), i.e. the last quarter of the samples at every batch size,
+// so a small batch's noisier losses are averaged over as many samples as a large batch's.
+int score_window(int samples, int batch_size);
+
+// The fewest steps k >= window after which the mean of the last `window` losses is at or below the
+// target: a trial stopped after k steps would have scored that. Nothing when the curve never gets there.
+std::optional<int> steps_to_reach(const std::vector<double>& losses, double target_loss, int window);
 
 // Seconds to the target: steps_to_reach x step time (the throughput stage's median at that batch).
-std::optional<double> seconds_to_reach(const std::vector<double>& losses, double target_loss,
+std::optional<double> seconds_to_reach(const std::vector<double>& losses, double target_loss, int window,
                                        double step_seconds);
 
 // Learning rates to try at `to_batch` given one that worked at `from_batch`: the same rate, and the

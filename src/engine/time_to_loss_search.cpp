@@ -73,8 +73,9 @@ class TimeToLossSearch {
     if (uncapped || !plan_.time_cap || !out_.best) return steps;
     const auto it = plan_.step_seconds.find(c.batch_size);
     if (it == plan_.step_seconds.end()) return steps;
+    // At least one score window, so the trial's loss still tells a learning-rate strategy something.
     const int cap = static_cast<int>(std::ceil(out_.best->seconds_to_target / it->second - 1e-9));
-    return std::max(2, std::min(steps, cap));
+    return std::min(steps, std::max(cap, score_window(plan_.target.samples, c.batch_size)));
   }
 
   // An earlier trial of the same batch and rate at least this long: with the same seed its curve
@@ -99,7 +100,8 @@ class TimeToLossSearch {
 
   void score(TimeToLossTrial& t) {
     if (!t.result.ok()) return;
-    const auto steps = steps_to_reach(t.result.losses, out_.target_loss);
+    const int window = score_window(plan_.target.samples, t.candidate.batch_size);
+    const auto steps = steps_to_reach(t.result.losses, out_.target_loss, window);
     if (!steps) return;
     t.steps_to_target = *steps;
     t.seconds_to_target = *steps * step_seconds(t.candidate.batch_size, t.result);
@@ -165,7 +167,9 @@ class TimeToLossSearch {
         return;
       }
       const double lr = rung_best ? rung_best->candidate.learning_rate : lowest_loss_rate(first);
-      rung = make_tuner("lr_sweep", space_at(next, next, scaling_rule_rates(lr, batch, next)), plan_.seed);
+      TunerSpace scaled = space_at(next, next, scaling_rule_rates(lr, batch, next));
+      scaled.options.clear();  // the first rung's strategy options are not lr_sweep's
+      rung = make_tuner("lr_sweep", scaled, plan_.seed);
       previous = rung_best ? rung_best->seconds_to_target : previous;
       batch = next;
     }
