@@ -147,8 +147,8 @@ class TimeToLossSearch {
   }
 
   // The strategy at the throughput batch, then halving the batch with the scaling-rule rates from the
-  // previous rung's best, until a rung that reaches the target is no faster than the rung before it
-  // (a rung where nothing reached the target goes on: a smaller batch makes more steps of the samples).
+  // previous rung's best, until a rung is no faster than the rung before it (or no longer reaches the
+  // target). Rungs before the first that reaches it go on: a smaller batch makes more steps of the samples.
   void run_ladder() {
     int batch = plan_.throughput_batch;
     auto rung = make_tuner(plan_.lr_tuner, space_at(batch, batch, {}), plan_.seed);
@@ -157,7 +157,7 @@ class TimeToLossSearch {
       const size_t first = out_.trials.size();
       const auto rung_best = drive(*rung);
       if (budget_spent_) return;
-      if (rung_best && rung_best->seconds_to_target >= previous) {
+      if (rung_best ? rung_best->seconds_to_target >= previous : std::isfinite(previous)) {
         out_.stop = strf("batch ladder: batch %d did not improve on batch %d", batch, batch * 2);
         return;
       }
