@@ -182,7 +182,8 @@ TEST(TimeToLossStage, TheLadderStopsAtTheFirstHalvingThatDoesNotImprove) {
   ASSERT_TRUE(stage.outcome.best);
   const int last_batch = stage.outcome.trials.back().candidate.batch_size;
   EXPECT_TRUE(stage.outcome.stop.find("did not improve") != std::string::npos ||
-              stage.outcome.stop.find("smallest") != std::string::npos)
+              stage.outcome.stop.find("smallest") != std::string::npos ||
+              stage.outcome.stop.find("largest") != std::string::npos)
       << stage.outcome.stop;
   if (stage.outcome.stop.find("did not improve") != std::string::npos)
     EXPECT_NE(stage.outcome.best->candidate.batch_size, last_batch);
@@ -197,6 +198,20 @@ TEST(TimeToLossStage, LaterLadderRungsDoNotInheritTheFirstStrategysOptions) {
   EXPECT_NO_THROW(stage = replay_stage(plan, landscape));
   ASSERT_TRUE(stage.outcome.best);
   EXPECT_LT(stage.outcome.best->candidate.batch_size, plan.throughput_batch) << "the ladder went down";
+}
+
+// A throughput stage that stopped early on noise: the ladder starts at batch 1, halving is impossible,
+// so it walks up to the batch the exhaustive grid finds best.
+TEST(TimeToLossStage, TheLadderWalksUpWhenHalvingCannotImprove) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  TimeToLossPlan plan = landscape_plan(landscape, "lr_sweep");
+  plan.throughput_batch = 1;
+  const ReplayedStage stage = replay_stage(plan, landscape);
+  ASSERT_TRUE(stage.outcome.best);
+  EXPECT_NE(stage.outcome.stop.find("up: "), std::string::npos) << stage.outcome.stop;
+  const double truth = exhaustive_best_seconds(plan, landscape, stage.outcome.target_loss);
+  EXPECT_LT(stage.outcome.best->seconds_to_target / truth - 1, 0.10);
+  EXPECT_GT(stage.outcome.best->candidate.batch_size, 1);
 }
 
 TEST(TimeToLossStage, ABudgetStopEndsTheStageWithTheBestSoFar) {

@@ -118,9 +118,10 @@ int ramp_choice(const std::vector<double>& speeds, double spread) {
 }
 
 TEST(BatchRampTuner, ChoosesTheSmallestBatchWithinTheFastestOnesMeasurementNoise) {
-  EXPECT_EQ(ramp_choice({20, 40, 70, 73}, 0.04), 4);   // 4's CI (67-73) reaches 8's (70-76)
+  EXPECT_EQ(ramp_choice({20, 40, 71, 73}, 0.04), 4);   // 4's median 71 lies within 8's CI (70.2-76)
   EXPECT_EQ(ramp_choice({20, 40, 70, 73}, 0.001), 8);  // tight CIs: 8 is faster
   EXPECT_EQ(ramp_choice({20, 40, 70, 100}, 0.04), 8);  // a real gain, beyond the noise
+  EXPECT_EQ(ramp_choice({20, 40, 70, 73}, 0.04), 8);   // 4's own CI reaches 8's, its median does not
 }
 
 TEST(BatchSearchTuner, FindsTheMemoryBoundaryWithFewerTrialsThanAGridAtTheSameGranularity) {

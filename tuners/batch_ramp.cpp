@@ -41,10 +41,7 @@ void BatchRamp::tell(const Candidate& candidate, const TrialResult& result) {
 
 namespace {
 
-// Samples/s at the ends of the step time's 95% CI (the median where the trial has no CI).
-double fastest_plausible(const TrialResult& r, int batch) {
-  return r.step_time_ci_low > 0 ? batch / r.step_time_ci_low : r.samples_per_second;
-}
+// Samples/s at the slow end of the step time's 95% CI (the median where the trial has no CI).
 double slowest_plausible(const TrialResult& r, int batch) {
   return r.step_time_ci_high > 0 ? batch / r.step_time_ci_high : r.samples_per_second;
 }
@@ -58,15 +55,16 @@ std::optional<std::pair<Candidate, TrialResult>> BatchRamp::fastest() const {
   return best;
 }
 
-// The fastest size, or a smaller one whose CI reaches the fastest's: within measurement noise, the
-// smaller batch is as fast and leaves more optimizer steps per sample (and memory headroom).
+// The fastest size, or a smaller one whose median lies within the fastest's CI: within measurement noise
+// the smaller batch is as fast and leaves more optimizer steps per sample (and memory headroom). Only
+// the fastest's CI counts: a wide CI of a noisy smaller size must not make it look as fast.
 std::optional<std::pair<Candidate, TrialResult>> BatchRamp::best() const {
   const auto best = fastest();
   if (!best) return best;
   const double floor = slowest_plausible(best->second, best->first.batch_size);
   for (const auto& entry : told_)
     if (entry.second.ok() && entry.first.batch_size < best->first.batch_size &&
-        fastest_plausible(entry.second, entry.first.batch_size) >= floor)
+        entry.second.samples_per_second >= floor)
       return entry;  // told in ascending batch order: the first is the smallest
   return best;
 }

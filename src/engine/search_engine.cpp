@@ -46,12 +46,15 @@ struct SearchEngine::Stage {
   const SearchRequest* request;
   BackendOutcome* outcome;
   std::map<int, TrialResult> fitting = {};  // throughput trials that ran, by batch (time-to-loss uses them)
+  int smallest_failed = 0;                  // the smallest batch whose throughput trial failed (0: none)
 };
 
 // What the search spent, and the throughput trials the time-to-loss stage reads step times from.
 void SearchEngine::note_cost(Stage& stage, const TrialSpec& spec, const TrialResult& result) {
   stage.outcome->trial_seconds += result.wall_seconds;
-  if (spec.purpose == TrialPurpose::throughput && result.ok()) stage.fitting[spec.batch_size] = result;
+  if (spec.purpose != TrialPurpose::throughput) return;
+  if (result.ok()) stage.fitting[spec.batch_size] = result;
+  else if (stage.smallest_failed == 0 || spec.batch_size < stage.smallest_failed) stage.smallest_failed = spec.batch_size;
 }
 
 SearchEngine::SearchEngine(Database& db, TrialExecutor executor, SearchSettings settings, std::ostream& progress)
@@ -269,6 +272,8 @@ void SearchEngine::finish_time_to_loss(const SearchRequest& request, Stage& stag
                  settings_.target_learning_rate};
   for (const auto& [batch, result] : stage.fitting) plan.step_seconds[batch] = result.step_time_median;
   plan.throughput_batch = throughput_batch;
+  plan.max_batch_size = stage.smallest_failed > 0 ? std::min(settings_.max_batch_size, stage.smallest_failed - 1)
+                                                  : settings_.max_batch_size;
   plan.lr_tuner = settings_.lr_tuner;
   plan.lr_space = lr_space(throughput_batch);
   plan.seed = request.seed;

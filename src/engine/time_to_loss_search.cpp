@@ -146,31 +146,45 @@ class TimeToLossSearch {
     out_.stop = "joint batch x learning-rate space: " + out_.stop;
   }
 
-  // The strategy at the throughput batch, then halving the batch with the scaling-rule rates from the
-  // previous rung's best, until a rung is no faster than the rung before it (or no longer reaches the
-  // target). Rungs before the first that reaches it go on: a smaller batch makes more steps of the samples.
+  // The strategy at the throughput batch, then a walk down the batch sizes; when the first halving
+  // does not improve, a walk up instead (the ramp may have stopped early on a noisy measurement).
   void run_ladder() {
-    int batch = plan_.throughput_batch;
-    auto rung = make_tuner(plan_.lr_tuner, space_at(batch, batch, {}), plan_.seed);
-    double previous = std::numeric_limits<double>::infinity();
+    const int start = plan_.throughput_batch;
+    auto rung = make_tuner(plan_.lr_tuner, space_at(start, start, {}), plan_.seed);
+    const size_t start_first = out_.trials.size();
+    const auto start_best = drive(*rung);
+    if (budget_spent_) return;
+    int improved = 0;
+    const std::string down = walk(start, start_best, start_first, true, improved);
+    if (budget_spent_ || improved > 0) {
+      out_.stop = "batch ladder down: " + down;
+      return;
+    }
+    const std::string up = walk(start, start_best, start_first, false, improved);
+    out_.stop = "batch ladder down: " + down + "; up: " + up;
+  }
+
+  // Halves (or doubles) the batch with the same, square-root and linear scaling-rule rates from the
+  // previous rung's best, until a rung is no faster than the one before it (or no longer reaches the
+  // target once one has); rungs before the first that reaches it go on. Returns why it stopped.
+  std::string walk(int batch, std::optional<TimeToLossTrial> rung_best, size_t rung_first, bool down,
+                   int& improved) {
+    double previous = rung_best ? rung_best->seconds_to_target : std::numeric_limits<double>::infinity();
     for (;;) {
-      const size_t first = out_.trials.size();
-      const auto rung_best = drive(*rung);
-      if (budget_spent_) return;
-      if (rung_best ? rung_best->seconds_to_target >= previous : std::isfinite(previous)) {
-        out_.stop = strf("batch ladder: batch %d did not improve on batch %d", batch, batch * 2);
-        return;
-      }
-      const int next = batch / 2;
-      if (!plan_.step_seconds.count(next)) {
-        out_.stop = strf("batch ladder: batch %d is the smallest that fit", batch);
-        return;
-      }
-      const double lr = rung_best ? rung_best->candidate.learning_rate : lowest_loss_rate(first);
+      const int next = down ? batch / 2 : batch * 2;
+      const bool fits = down ? plan_.step_seconds.count(next) > 0 : next <= plan_.max_batch_size;
+      if (!fits) return strf("batch %d is the %s in range", batch, down ? "smallest" : "largest");
+      const double lr = rung_best ? rung_best->candidate.learning_rate : lowest_loss_rate(rung_first);
       TunerSpace scaled = space_at(next, next, scaling_rule_rates(lr, batch, next));
       scaled.options.clear();  // the first rung's strategy options are not lr_sweep's
-      rung = make_tuner("lr_sweep", scaled, plan_.seed);
-      previous = rung_best ? rung_best->seconds_to_target : previous;
+      auto rung = make_tuner("lr_sweep", scaled, plan_.seed);
+      rung_first = out_.trials.size();
+      rung_best = drive(*rung);
+      if (budget_spent_) return "budget";
+      if (rung_best ? rung_best->seconds_to_target >= previous : std::isfinite(previous))
+        return strf("batch %d did not improve on batch %d", next, batch);
+      if (rung_best) previous = rung_best->seconds_to_target;
+      ++improved;
       batch = next;
     }
   }

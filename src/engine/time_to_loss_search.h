@@ -36,6 +36,7 @@ struct TimeToLossPlan {
   TimeToLossTarget target;
   std::map<int, double> step_seconds;  // the throughput stage: batch -> median step time, sizes that fit
   int throughput_batch = 1;            // the throughput stage's choice: the ladder starts there
+  int max_batch_size = 64;             // the ladder walks up to it (below any size that failed)
   std::string lr_tuner = "lr_sweep";   // a learning-rate strategy runs a batch ladder; grid or random, the joint space
   TunerSpace lr_space;                 // learning rates, options and max_trials of the strategy
   uint64_t seed = 0;
@@ -49,7 +50,8 @@ using TimeToLossRunner = std::function<std::optional<TrialResult>(const Candidat
 // The reference trial (unless the plan has a target), then either the strategy over the joint space
 // of fitting batch sizes x learning rates (strategies that search batch sizes too: grid, random), or a
 // batch ladder: the strategy at the throughput stage's batch, then halving the batch with the
-// scaling-rule rates from the best so far, while the time to the target improves.
+// scaling-rule rates from the best so far while the time to the target improves (doubling instead when
+// the first halving does not improve).
 TimeToLossOutcome search_time_to_loss(const TimeToLossPlan& plan, const TimeToLossRunner& run);
 
 // The outcome for `tune --json`: target, best and every trial (batch, rate, steps, time to the target).
