@@ -122,6 +122,7 @@ TEST(BatchRampTuner, ChoosesTheSmallestBatchWithinTheFastestOnesMeasurementNoise
   EXPECT_EQ(ramp_choice({20, 40, 70, 73}, 0.001), 8);  // tight CIs: 8 is faster
   EXPECT_EQ(ramp_choice({20, 40, 70, 100}, 0.04), 8);  // a real gain, beyond the noise
   EXPECT_EQ(ramp_choice({20, 40, 70, 73}, 0.04), 8);   // 4's own CI reaches 8's, its median does not
+  EXPECT_EQ(ramp_choice({20, 40, 71, 73}, 0.3), 8);    // CIs of +-30%: too noisy to call 4 as fast
 }
 
 TEST(BatchSearchTuner, FindsTheMemoryBoundaryWithFewerTrialsThanAGridAtTheSameGranularity) {

@@ -41,9 +41,15 @@ void BatchRamp::tell(const Candidate& candidate, const TrialResult& result) {
 
 namespace {
 
-// Samples/s at the slow end of the step time's 95% CI (the median where the trial has no CI).
+// Beyond +-10% the CI says the machine was too noisy to call any size as fast as another.
+constexpr double kTrustedCiHalfwidth = 0.10;
+
+// Samples/s at the slow end of the step time's 95% CI; the median where the trial has no CI or one
+// too wide to trust (a loaded machine: then the fastest median stands).
 double slowest_plausible(const TrialResult& r, int batch) {
-  return r.step_time_ci_high > 0 ? batch / r.step_time_ci_high : r.samples_per_second;
+  const bool trusted = r.step_time_ci_high > 0 && r.step_time_median > 0 &&
+                       (r.step_time_ci_high - r.step_time_ci_low) / (2 * r.step_time_median) <= kTrustedCiHalfwidth;
+  return trusted ? batch / r.step_time_ci_high : r.samples_per_second;
 }
 
 }  // namespace
