@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 # Writes the tuner efficiency report (scripts/tuner-efficiency): per strategy the config it chose, its
 # time to the target loss, regret against the exhaustive grid's best, and cost against the grid's.
-import argparse, json, math, os, platform, subprocess, time
+import argparse, json, math, os, platform, sqlite3, subprocess, time
 
 
 def load(work, name):
@@ -39,6 +39,13 @@ def grid_lookup(grid):
     return table
 
 
+def grid_step_seconds(work):
+    """The ground truth's throughput stage: batch -> median step time (its own database)."""
+    db = sqlite3.connect(os.path.join(work, "grid.db"))
+    rows = db.execute("SELECT batch_size, step_time FROM trials WHERE purpose = 'throughput' AND status = 'ok'")
+    return {b: t for b, t in rows}
+
+
 def load_summary(work, times):
     rows = [line.split() for line in open(os.path.join(work, "load.txt")) if line.strip()]
     def stats(start, end):
@@ -65,6 +72,7 @@ def main():
     truth = best["seconds_to_target"]
     grid_cost = grid["search"]["trial_seconds"]
     lookup = grid_lookup(grid)
+    grid_steps = grid_step_seconds(a.work)
     results = []
     for r in runs:
         b = r["ttl"].get("best")
@@ -84,7 +92,16 @@ def main():
                           "choice_on_grid": on_grid != "absent"})
             if on_grid not in ("absent", None):
                 entry["regret_on_grid_figures"] = on_grid / truth - 1
-        entry["meets_goal"] = bool(b) and entry["regret"] <= 0.03 and entry["cost_share"] <= 0.25
+            # Loss curves replay exactly (same seed, same data); only step times are noisy. The steps the
+            # strategy's own trial needed x the grid's step time at that batch puts every choice on one clock.
+            if b["batch_size"] in grid_steps:
+                entry["regret_at_grid_step_times"] = b["steps_to_target"] * grid_steps[b["batch_size"]] / truth - 1
+        # Judged at the grid's step times: the strategy's own step times carry its own share of the
+        # machine's noise.
+        judged = entry.get("regret_at_grid_step_times", entry.get("regret"))
+        entry["judged_regret"] = judged
+        entry["meets_goal"] = (bool(b) and judged is not None and judged <= 0.03 and entry["cost_share"] <= 0.25
+                               if r["name"] != "grid" else None)
         results.append(entry)
     report = {"model": a.model, "seed": int(a.seed), "command": a.command, "settings": a.settings,
               "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()), "machine": machine(),
@@ -113,26 +130,33 @@ def markdown(r):
     out = [f"# Tuner efficiency: {r['model']}, objective {r['objective']}", "",
            f"Reproduce: `{r['command'].strip()}` (seed {r['seed']}, settings `{os.path.relpath(r['settings'])}`); "
            f"{r['date']}, commit {m['commit']}, {m['cpu']} ({m['cores']} cores).", "",
-           f"Objective: seconds to reach the target loss {r['target_loss']:.4f} = steps until the trial's score "
-           f"(tail mean of the loss curve so far) is at or below it x the throughput stage's median step time at "
-           f"that batch. Target: {r['target_source']}; every trial trains on {r['target_samples']} samples "
+           f"Objective: seconds to reach the target loss {r['target_loss']:.4f} = steps until the mean loss over the "
+           f"last quarter of the samples (a window of {r['target_samples']}/4 samples) is at or below it x the "
+           f"throughput stage's median step time at that batch. Target: {r['target_source']}; every trial trains on {r['target_samples']} samples "
            f"(capped at the best time so far, except the ground truth). Lower is better.", "",
            f"Ground truth: the exhaustive grid (all batch sizes x all listed rates, full length) reaches the target "
            f"fastest at batch {r['grid_best']['batch_size']}, lr {r['grid_best']['learning_rate']:.2e}: "
            f"{r['grid_best']['seconds_to_target']:.3f} s ({r['grid_best']['steps_to_target']} steps).", "",
-           "| strategy | batch tuner | lr tuner | batch | lr | s to target | regret | regret (grid's figures) | trials "
+           f"Machine load (1-min load average on {m['cores']} cores, shared with other builders) during the grid: "
+           f"mean {r['strategies'][0]['load_mean']:.1f}, max {r['strategies'][0]['load_max']:.1f}; per strategy below. "
+           "Step times under such load vary by 2x between trials, so the objective (which multiplies by the throughput "
+           "stage's step time) carries that noise.", "",
+           "| strategy | batch tuner | lr tuner | batch | lr | s to target (own clock) | regret (own clock) | regret (grid's clock) | trials "
            "| cost s | cost / grid | goal (<=3%, <=25%) | load avg (mean/max) |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for s in r["strategies"]:
-        rg = s.get("regret_on_grid_figures")
+        rg = s.get("regret_at_grid_step_times")
+        goal = "–" if s["meets_goal"] is None else ("yes" if s["meets_goal"] else "no")
         out.append(f"| {s['strategy']} | {s['batch_tuner']} | {s['lr_tuner']} | {s.get('batch_size', '–')} | "
                    f"{fmt(s.get('learning_rate'), '.2e')} | {fmt(s.get('seconds_to_target'), '.3f')} | "
                    f"{fmt(None if s.get('regret') is None else 100 * s['regret'], '+.1f')}% | "
-                   f"{('%+.1f%%' % (100 * rg)) if rg is not None else ('not on the grid' if not s.get('choice_on_grid') else 'never reached')} | "
+                   f"{('%+.1f%%' % (100 * rg)) if rg is not None else '–'} | "
                    f"{s['trials']} | {s['cost_seconds']:.1f} | {100 * s['cost_share']:.0f}% | "
-                   f"{'yes' if s['meets_goal'] else 'no'} | {s['load_mean']:.1f} / {s['load_max']:.1f} |")
-    out += ["", "Regret: the strategy's own measured time to the target of its choice / the grid's best - 1. "
-            "Regret (grid's figures): the grid's measurement of the same (batch, lr), where the grid ran it. "
+                   f"{goal} | {s['load_mean']:.1f} / {s['load_max']:.1f} |")
+    out += ["", "Regret (own clock): the strategy's own measured time to the target of its choice / the grid's best - 1. "
+            "Regret (grid's clock): the steps its own trial needed to reach the target x the grid's throughput-stage "
+            "step time at that batch / the grid's best - 1; loss curves are reproducible (same seed, same data), so this "
+            "removes the strategy's own timing noise; the goal is judged on it. "
             "Cost: wall seconds of every trial the strategy ran (throughput and loss trials, process start included), "
             "each strategy in its own database; its share of the grid's.", "",
             "## Ground truth: seconds to the target per batch and learning rate (– never reached in the trial)", ""]
