@@ -180,6 +180,7 @@ class TimeToLossSearch {
       auto rung = make_tuner("lr_sweep", scaled, plan_.seed);
       rung_first = out_.trials.size();
       rung_best = drive(*rung);
+      if (!budget_spent_) rung_best = beyond_the_edge(rung_best, scaled.learning_rates);
       if (budget_spent_) return "budget";
       if (rung_best ? rung_best->seconds_to_target >= previous : std::isfinite(previous))
         return strf("batch %d did not improve on batch %d", next, batch);
@@ -187,6 +188,24 @@ class TimeToLossSearch {
       ++improved;
       batch = next;
     }
+  }
+
+  // When a rung's best rate is the largest (or smallest) it tried, the optimum may lie beyond: one more
+  // trial a factor 2 further out (the scaling rules only move the rate with the batch).
+  std::optional<TimeToLossTrial> beyond_the_edge(std::optional<TimeToLossTrial> best, const std::vector<double>& rates) {
+    if (!best || rates.size() < 2) return best;
+    const double lr = best->candidate.learning_rate;
+    const bool top = lr >= *std::max_element(rates.begin(), rates.end());
+    const bool bottom = lr <= *std::min_element(rates.begin(), rates.end());
+    if (!top && !bottom) return best;
+    const double next = top ? lr * 2 : lr / 2;
+    if (next > plan_.lr_space.max_learning_rate || next < plan_.lr_space.min_learning_rate) return best;
+    const auto trial = run_one(Candidate{best->candidate.batch_size, next, 0});
+    if (!trial) {
+      budget_spent_ = true;
+      return best;
+    }
+    return trial->reaches() && trial->seconds_to_target < best->seconds_to_target ? trial : best;
   }
 
   // The rate of the lowest final loss among trials from `first` on (the reference rate if none ran).
