@@ -206,3 +206,39 @@ TEST_F(EngineFixture, RegisteredStrategiesRunBothStages) {
   EXPECT_LT(*std::min_element(lr_steps.begin(), lr_steps.end()), 27);  // a short first rung
   EXPECT_EQ(*std::max_element(lr_steps.begin(), lr_steps.end()), 27);  // the survivors train in full
 }
+
+// Objective time-to-loss on the simulated machine: each step lowers the loss by more the nearer the rate
+// is to 3e-4 and the larger the batch (less than in proportion), so neither extreme batch wins.
+TEST_F(EngineFixture, TimeToLossStatesItsTargetAndSavesTheFastestConfigToTheTarget) {
+  Database db((dir / "t.db").string());
+  request.backends = {"eager"};
+  settings.objective = "time-to-loss";
+  settings.target_samples = 256;
+  settings.target_batch = 8;
+  settings.target_learning_rate = 1e-4;
+  int calls = 0;
+  auto executor = [&calls](const TrialSpec& s, const std::string&) {
+    ++calls;
+    TrialResult r = simulated_trial(s);
+    r.wall_seconds = 0.001;  // the out-of-memory trial too: every trial counts in the cost
+    if (s.purpose != TrialPurpose::learning_rate || !r.ok()) return r;
+    const double per_step = 0.02 * std::sqrt(s.batch_size) / (1 + std::fabs(std::log10(s.learning_rate / 3e-4)));
+    for (int k = 1; k <= s.train_steps; ++k) r.losses.push_back(7 - per_step * k);
+    r.score_loss = r.losses.back();
+    return r;
+  };
+  SearchEngine engine(db, executor, settings, progress);
+  const SearchSummary summary = engine.run(request, 3600);
+  EXPECT_EQ(summary.objective, "time-to-loss");
+  const auto& eager = summary.backends.at(0);
+  ASSERT_TRUE(eager.time_to_loss && eager.time_to_loss->best) << eager.failure << eager.lr_stop;
+  const auto& ttl = *eager.time_to_loss;
+  EXPECT_NE(ttl.target_source.find("batch 8"), std::string::npos) << ttl.target_source;
+  for (const auto& t : ttl.trials)
+    if (t.reaches()) EXPECT_GE(t.seconds_to_target, ttl.best->seconds_to_target);
+  ASSERT_TRUE(eager.best);
+  EXPECT_EQ(eager.best->batch_size, ttl.best->candidate.batch_size);
+  EXPECT_DOUBLE_EQ(eager.best->learning_rate, ttl.best->candidate.learning_rate);
+  EXPECT_EQ(eager.trials_run, calls);
+  EXPECT_NEAR(eager.trial_seconds, 0.001 * calls, 1e-9);
+}

@@ -8,6 +8,7 @@
 
 #include "test_helpers.h"
 #include "tuner_checks.h"
+#include "tuners/batch_ramp.h"
 #include "tuners/batch_search.h"
 #include "tuners/gaussian_process.h"
 #include "tuners/successive_halving.h"
@@ -93,6 +94,36 @@ TEST_P(BatchStageTuner, FindsTheFastestBatchThatFitsTheMemoryLimit) {
 
 INSTANTIATE_TEST_SUITE_P(ThroughputStrategies, BatchStageTuner,
                          ::testing::ValuesIn(tuners_for(StageObjective::throughput)), strategy_name);
+
+// A throughput trial at `batch` measuring `samples_per_second`, its step time's 95% CI +-`spread`.
+TrialResult timed(int batch, double samples_per_second, double spread) {
+  TrialResult r;
+  r.status = TrialStatus::ok;
+  r.samples_per_second = samples_per_second;
+  r.step_time_median = batch / samples_per_second;
+  r.step_time_ci_low = r.step_time_median * (1 - spread);
+  r.step_time_ci_high = r.step_time_median * (1 + spread);
+  return r;
+}
+
+// Told the ramp's sizes 1, 2, 4, 8 with these samples/s (CI +-spread); what it chooses.
+int ramp_choice(const std::vector<double>& speeds, double spread) {
+  BatchRamp ramp(BatchRampOptions{1, 64, 0.05, 1e-4});
+  for (double speed : speeds) {
+    const auto candidate = ramp.ask();
+    if (!candidate) break;
+    ramp.tell(*candidate, timed(candidate->batch_size, speed, spread));
+  }
+  return ramp.best()->first.batch_size;
+}
+
+TEST(BatchRampTuner, ChoosesTheSmallestBatchWithinTheFastestOnesMeasurementNoise) {
+  EXPECT_EQ(ramp_choice({20, 40, 71, 73}, 0.04), 4);   // 4's median 71 lies within 8's CI (70.2-76)
+  EXPECT_EQ(ramp_choice({20, 40, 70, 73}, 0.001), 8);  // tight CIs: 8 is faster
+  EXPECT_EQ(ramp_choice({20, 40, 70, 100}, 0.04), 8);  // a real gain, beyond the noise
+  EXPECT_EQ(ramp_choice({20, 40, 70, 73}, 0.04), 8);   // 4's own CI reaches 8's, its median does not
+  EXPECT_EQ(ramp_choice({20, 40, 71, 73}, 0.3), 8);    // CIs of +-30%: too noisy to call 4 as fast
+}
 
 TEST(BatchSearchTuner, FindsTheMemoryBoundaryWithFewerTrialsThanAGridAtTheSameGranularity) {
   const ReplayLandscape landscape = bert_tiny_landscape();

@@ -20,11 +20,14 @@ class BatchRamp : public Tuner {
   std::string name() const override { return "batch_ramp"; }
   std::optional<Candidate> ask() override;
   void tell(const Candidate& candidate, const TrialResult& result) override;
+  // The smallest size whose median samples/s lies within the fastest size's 95% CI (the fastest without CIs).
   std::optional<std::pair<Candidate, TrialResult>> best() const override;
   // The best size is the largest tried and still fit: the real memory limit lies beyond the range.
   bool capped_by_range() const { return capped_; }
 
  private:
+  std::optional<std::pair<Candidate, TrialResult>> fastest() const;  // highest median samples/s
+
   BatchRampOptions options_;
   int next_;
   bool done_ = false, capped_ = false;

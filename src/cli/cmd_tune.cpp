@@ -49,6 +49,36 @@ void print_outcomes(std::ostream& out, const SearchSummary& summary) {
   }
 }
 
+// The objective in force, with the time-to-loss target when there is one.
+std::string describe_objective(const SearchSummary& summary) {
+  if (summary.objective != "time-to-loss")
+    return "two-stage: batch size by throughput, then learning rate by loss after a fixed number of steps";
+  std::string text = "time-to-loss: the batch size and learning rate reaching the target loss in the least wall time";
+  for (const auto& b : summary.backends)
+    if (b.time_to_loss) {
+      const auto& t = *b.time_to_loss;
+      text += strf("\n- %s %s: target loss %.4f (%s)", b.backend.c_str(), b.precision.c_str(), t.target_loss,
+                   t.target_source.c_str());
+      if (t.best)
+        text += strf("; best: batch %d, lr %.2e reaches it in %d steps, %.2f s", t.best->candidate.batch_size,
+                     t.best->candidate.learning_rate, t.best->steps_to_target, t.best->seconds_to_target);
+    }
+  return text;
+}
+
+// Per backend: what the search spent, and with time-to-loss every trial's time to the target.
+nlohmann::json searches_json(const SearchSummary& summary) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& b : summary.backends) {
+    nlohmann::json entry{{"backend", b.backend}, {"precision", b.precision}, {"trials_run", b.trials_run},
+                         {"trials_reused", b.trials_reused}, {"trial_seconds", b.trial_seconds},
+                         {"ramp_stop", b.ramp_stop}, {"lr_stop", b.lr_stop}, {"failure", b.failure}};
+    if (b.time_to_loss) entry["time_to_loss"] = time_to_loss_json(*b.time_to_loss);
+    list.push_back(entry);
+  }
+  return list;
+}
+
 std::vector<BestRow> rows_of(const Database& db, const SearchRequest& r) {
   std::vector<BestRow> mine;
   for (const auto& row : db.best_rows())
@@ -73,6 +103,13 @@ std::pair<std::string, double> parse_tuner_option(const std::string& text) {
 // --tuner picks the strategy of every stage it serves; its options go to those stages only.
 SearchSettings with_tuner_flags(const po::variables_map& vm, SearchSettings settings) {
   if (vm.count("max-trials")) settings.max_trials = vm["max-trials"].as<int>();
+  if (vm.count("objective")) settings.objective = parse_search_objective(vm["objective"].as<std::string>());
+  if (vm.count("target-loss")) {
+    const double target = vm["target-loss"].as<double>();
+    if (!(target > 0)) throw std::invalid_argument(strf("--target-loss %g: expected a loss > 0", target));
+    if (settings.objective != "time-to-loss") throw std::invalid_argument("--target-loss needs --objective time-to-loss");
+    settings.target_loss = target;
+  }
   if (!vm.count("tuner")) {
     if (vm.count("tuner-option")) throw std::invalid_argument("--tuner-option needs --tuner NAME");
     return settings;
@@ -111,6 +148,8 @@ po::options_description tune_options() {
       ("tuner", po::value<std::string>(), "search strategy for the stage(s) it serves (see `tune tuners`)")
       ("tuner-option", po::value<std::vector<std::string>>()->composing(), "NAME=VALUE option of --tuner (repeatable)")
       ("max-trials", po::value<int>(), "at most this many trials per stage and backend")
+      ("objective", po::value<std::string>(), "two-stage (throughput, then loss at that batch) or time-to-loss")
+      ("target-loss", po::value<double>(), "time-to-loss target (default: the reference config's score)")
       ("json", po::bool_switch(), "print the result as JSON");
   return desc;
 }
@@ -169,12 +208,15 @@ void print_result(const po::variables_map& vm, const SearchRequest& request, con
     auto json = comparison_json(rows);
     json["budget_seconds"] = summary.budget_seconds;
     json["elapsed_seconds"] = summary.elapsed_seconds;
+    json["objective"] = summary.objective;
+    json["searches"] = searches_json(summary);
     std::cout << json.dump(2) << "\n";
     return;
   }
   std::cout << "\n## tune: " << request.model.name << " on " << request.instance.name << " (searched in "
             << format_duration(summary.elapsed_seconds) << " of a " << format_duration(summary.budget_seconds)
             << " budget)\n\n";
+  std::cout << "objective: " << describe_objective(summary) << "\n\n";
   write_comparison_markdown(std::cout, rows);
   print_outcomes(std::cout, summary);
   for (const auto& row : rows) print_job_recommendation(vm, row);

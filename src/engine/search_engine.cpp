@@ -45,7 +45,17 @@ struct SearchEngine::Stage {
   double last_trial_seconds;  // the latest new trial's wall time, to predict the next one
   const SearchRequest* request;
   BackendOutcome* outcome;
+  std::map<int, TrialResult> fitting = {};  // throughput trials that ran, by batch (time-to-loss uses them)
+  int smallest_failed = 0;                  // the smallest batch whose throughput trial failed (0: none)
 };
+
+// What the search spent, and the throughput trials the time-to-loss stage reads step times from.
+void SearchEngine::note_cost(Stage& stage, const TrialSpec& spec, const TrialResult& result) {
+  stage.outcome->trial_seconds += result.wall_seconds;
+  if (spec.purpose != TrialPurpose::throughput) return;
+  if (result.ok()) stage.fitting[spec.batch_size] = result;
+  else if (stage.smallest_failed == 0 || spec.batch_size < stage.smallest_failed) stage.smallest_failed = spec.batch_size;
+}
 
 SearchEngine::SearchEngine(Database& db, TrialExecutor executor, SearchSettings settings, std::ostream& progress)
     : db_(db), executor_(std::move(executor)), settings_(std::move(settings)), progress_(progress) {}
@@ -57,6 +67,7 @@ SearchSummary SearchEngine::run(const SearchRequest& request, double budget_seco
   budget_ = budget_seconds;
   SearchSummary summary;
   summary.budget_seconds = budget_seconds;
+  summary.objective = settings_.objective;
   const size_t searches = request.backends.size() * request.precisions.size();
   for (const auto& precision : request.precisions)
     for (const auto& backend : request.backends) {
@@ -93,7 +104,8 @@ TrialSpec SearchEngine::make_spec(const Stage& stage, const Candidate& c) const 
   s.max_measure_steps = settings_.max_measure_steps;
   s.measure_seconds = settings_.measure_seconds;
   s.ci_halfwidth = settings_.ci_halfwidth;
-  const int steps = c.train_steps > 0 ? c.train_steps : settings_.lr_train_steps;  // asha's rungs are shorter
+  // asha's rungs are shorter; a time-to-loss trial's length depends on its batch
+  const int steps = c.train_steps > 0 ? c.train_steps : settings_.lr_train_steps;
   s.train_steps = purpose == TrialPurpose::learning_rate ? steps : 0;
   s.threads = r.instance.threads;
   s.device = r.instance.device;
@@ -111,6 +123,7 @@ TrialResult SearchEngine::measure(Stage& stage, const TrialSpec& spec) {
                                 to_string(spec.purpose).c_str(), spec.batch_size, spec.learning_rate);
   if (auto stored = db_.find_trial(stage.study_id, spec.config_key())) {
     ++stage.outcome->trials_reused;
+    note_cost(stage, spec, stored->result);
     progress_ << head << ": reused from the store: " << describe_result(stored->result) << "\n" << std::flush;
     return stored->result;
   }
@@ -121,6 +134,7 @@ TrialResult SearchEngine::measure(Stage& stage, const TrialSpec& spec) {
   db_.record_trial(stage.study_id, spec, result, dir);
   ++stage.outcome->trials_run;
   stage.last_trial_seconds = result.wall_seconds;
+  note_cost(stage, spec, result);
   if (result.ok() && spec.backend != "eager" && spec.purpose == TrialPurpose::throughput)
     progress_ << "\ntune: compiled training step (backend=" << spec.backend << ") in "
               << strf("%.2f s", result.compile_seconds) << ": " << result.compile_info << "\n"
@@ -218,6 +232,10 @@ BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const 
   }
   stage.purpose = TrialPurpose::learning_rate;
   stage.deadline = backend_end;
+  if (settings_.objective == "time-to-loss") {
+    finish_time_to_loss(request, stage, outcome, ramp_best->first.batch_size);
+    return outcome;
+  }
   const auto lr_tuner = make_tuner(settings_.lr_tuner, lr_space(ramp_best->first.batch_size), request.seed);
   const auto lr_best = run_stage(*lr_tuner, stage);
   outcome.lr_stop = lr_tuner->stop_reason().empty() ? "budget" : lr_tuner->stop_reason();
@@ -227,6 +245,54 @@ BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const 
   db_.save_best(study, best);
   outcome.best = best;
   return outcome;
+}
+
+// One time-to-loss trial within the budget: a trial predicted to end past the deadline is not started.
+std::optional<TrialResult> SearchEngine::run_time_to_loss_trial(Stage& stage, const Candidate& candidate) {
+  const TrialSpec spec = make_spec(stage, candidate);
+  const auto speed = stage.fitting.find(candidate.batch_size);
+  const double predicted = speed == stage.fitting.end()
+                               ? stage.last_trial_seconds
+                               : candidate.train_steps * speed->second.step_time_median + speed->second.compile_seconds;
+  if (!db_.find_trial(stage.study_id, spec.config_key()) && elapsed() + predicted > stage.deadline) {
+    progress_ << strf("[%s %s] time-to-loss stage stopped: the next trial (~%s) does not fit the %s left\n",
+                      stage.backend.c_str(), stage.precision.c_str(), format_duration(predicted).c_str(),
+                      format_duration(std::max(0.0, stage.deadline - elapsed())).c_str());
+    return std::nullopt;
+  }
+  return measure(stage, spec);
+}
+
+// Stage 2 of objective time-to-loss: the batch and rate reaching the target soonest; the chosen batch's
+// throughput trial supplies the speed figures of the stored best.
+void SearchEngine::finish_time_to_loss(const SearchRequest& request, Stage& stage, BackendOutcome& outcome,
+                                       int throughput_batch) {
+  TimeToLossPlan plan;
+  plan.target = {settings_.target_loss, settings_.target_samples, settings_.target_batch,
+                 settings_.target_learning_rate};
+  for (const auto& [batch, result] : stage.fitting) plan.step_seconds[batch] = result.step_time_median;
+  plan.throughput_batch = throughput_batch;
+  plan.max_batch_size = stage.smallest_failed > 0 ? std::min(settings_.max_batch_size, stage.smallest_failed - 1)
+                                                  : settings_.max_batch_size;
+  plan.lr_tuner = settings_.lr_tuner;
+  plan.lr_space = lr_space(throughput_batch);
+  plan.seed = request.seed;
+  plan.time_cap = settings_.time_cap;
+  outcome.time_to_loss = search_time_to_loss(
+      plan, [&](const Candidate& c) { return run_time_to_loss_trial(stage, c); });
+  outcome.lr_stop = outcome.time_to_loss->stop;
+  const auto& best = outcome.time_to_loss->best;
+  if (!best) {
+    outcome.failure = "no trial reached the target loss: " + outcome.time_to_loss->stop;
+    return;
+  }
+  const int batch = best->candidate.batch_size;
+  const std::pair<Candidate, TrialResult> speed{Candidate{batch, settings_.ramp_learning_rate, 0},
+                                                stage.fitting.count(batch) ? stage.fitting.at(batch) : best->result};
+  const BestConfig chosen = best_config(request, stage, speed, batch >= settings_.max_batch_size,
+                                        std::make_pair(best->candidate, best->result));
+  db_.save_best(stage.study_id, chosen);
+  outcome.best = chosen;
 }
 
 }  // namespace tune

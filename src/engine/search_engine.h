@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/search_settings.h"
+#include "engine/time_to_loss_search.h"
 #include "instance/instance.h"
 #include "models/model_config.h"
 #include "store/database.h"
@@ -42,9 +43,12 @@ struct BackendOutcome {
   std::string failure;     // set when the backend produced no usable result (e.g. compile_error: ...)
   int trials_run = 0;
   int trials_reused = 0;
+  double trial_seconds = 0;  // wall time of every trial of the search, a reused one at its recorded time
+  std::optional<TimeToLossOutcome> time_to_loss;  // objective time-to-loss: its target, trials and best
 };
 
 struct SearchSummary {
+  std::string objective;  // SearchSettings::objective, stated in the output
   double budget_seconds = 0;
   double elapsed_seconds = 0;
   std::vector<BackendOutcome> backends;
@@ -65,6 +69,10 @@ class SearchEngine {
   BestConfig best_config(const SearchRequest& request, const Stage& stage, const std::pair<Candidate, TrialResult>& ramp,
                          bool capped, const std::optional<std::pair<Candidate, TrialResult>>& lr) const;
   std::optional<std::pair<Candidate, TrialResult>> run_stage(Tuner& tuner, Stage& stage);
+  void finish_time_to_loss(const SearchRequest& request, Stage& stage, BackendOutcome& outcome,
+                           int throughput_batch);
+  std::optional<TrialResult> run_time_to_loss_trial(Stage& stage, const Candidate& candidate);
+  static void note_cost(Stage& stage, const TrialSpec& spec, const TrialResult& result);
   TrialResult measure(Stage& stage, const TrialSpec& spec);
   TrialSpec make_spec(const Stage& stage, const Candidate& candidate) const;
   TunerSpace batch_space(const SearchRequest& request) const;

@@ -27,6 +27,11 @@ void read_duration(const YAML::Node& root, const char* key, double& out, const s
 
 }  // namespace
 
+std::string parse_search_objective(const std::string& text) {
+  if (text == "two-stage" || text == "time-to-loss") return text;
+  throw std::invalid_argument("objective '" + text + "': expected two-stage or time-to-loss");
+}
+
 std::string default_search_settings_path() { return (std::filesystem::path(configs_dir()) / "search.yaml").string(); }
 
 SearchSettings load_search_settings(const std::string& file) {
@@ -52,6 +57,18 @@ SearchSettings load_search_settings(const std::string& file) {
   read_yaml_key(root, "ramp_budget_share", s.ramp_budget_share, file);
   read_duration(root, "trial_timeout", s.trial_timeout_seconds, file);
   read_yaml_key(root, "memory_fraction", s.memory_fraction, file);
+  read_yaml_key(root, "objective", s.objective, file);
+  s.objective = parse_search_objective(s.objective);
+  read_yaml_key(root, "target_loss", s.target_loss, file);
+  read_yaml_key(root, "target_samples", s.target_samples, file);
+  read_yaml_key(root, "target_batch", s.target_batch, file);
+  read_yaml_key(root, "target_learning_rate", s.target_learning_rate, file);
+  read_yaml_key(root, "time_cap", s.time_cap, file);
+  if (s.target_samples < 1 || s.target_batch < 1 || !(s.target_learning_rate > 0) || s.target_loss < 0)
+    throw std::invalid_argument(file + ": time-to-loss keys: expected target_samples, target_batch >= 1, "
+                                "target_learning_rate > 0 and target_loss >= 0, got " +
+                                std::to_string(s.target_samples) + ", " + std::to_string(s.target_batch) + ", " +
+                                std::to_string(s.target_learning_rate) + ", " + std::to_string(s.target_loss));
   if (s.learning_rates.empty()) throw std::invalid_argument(file + ": key 'learning_rates': expected at least one value");
   return s;
 }

@@ -25,6 +25,14 @@ struct SearchSettings {
   std::string batch_tuner = "batch_ramp";  // stage 1 strategy (tuners/, see `tune tuners`)
   std::string lr_tuner = "lr_sweep";       // stage 2 strategy
   int max_trials = 32;                     // per stage and backend
+  // What the search optimises: "two-stage" (throughput, then loss after lr_train_steps at that batch) or
+  // "time-to-loss" (the batch and rate reaching a target loss in the least wall time).
+  std::string objective = "two-stage";
+  double target_loss = 0;                 // time-to-loss: the target; 0: the reference config's score
+  int target_samples = 1024;              // time-to-loss: samples each trial trains on
+  int target_batch = 16;                  // time-to-loss: the reference config...
+  double target_learning_rate = 3e-4;
+  bool time_cap = true;                   // time-to-loss: stop a trial once it ran as long as the best time
   std::map<std::string, double> tuner_options;  // given to the stage(s) whose strategy is `tuner_options_for`
   std::string tuner_options_for;
 };
@@ -32,6 +40,8 @@ struct SearchSettings {
 // Reads a settings YAML; absent keys keep their defaults. Throws std::invalid_argument naming the
 // file, key and expected type.
 SearchSettings load_search_settings(const std::string& yaml_path);
+// "two-stage" or "time-to-loss"; throws std::invalid_argument quoting anything else.
+std::string parse_search_objective(const std::string& text);
 std::string default_search_settings_path();  // configs/search.yaml
 
 }  // namespace tune

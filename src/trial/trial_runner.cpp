@@ -85,12 +85,16 @@ class StepLoop {
   int block_steps() const { return clock_->block_steps(); }
 
  private:
+  // A non-finite loss ends the curve without entering it: JSON has no NaN (it would write null, and
+  // the parent could not read the result back); the message keeps the value.
   bool record_loss(double loss) {
-    r_.losses.push_back(loss);
-    if (std::isfinite(loss)) return true;
+    if (std::isfinite(loss)) {
+      r_.losses.push_back(loss);
+      return true;
+    }
     r_.status = TrialStatus::diverged;
     r_.error_stage = "step";
-    r_.error_message = "loss became " + std::to_string(loss) + " at step " + std::to_string(r_.losses.size());
+    r_.error_message = "loss became " + std::to_string(loss) + " at step " + std::to_string(r_.losses.size() + 1);
     return false;
   }
   const TrialSpec& spec_;
@@ -149,7 +153,10 @@ std::vector<Batch> batch_pool(const TrialSpec& spec) {
   std::fprintf(stderr, "tune: data: %s\n", data_description.c_str());
   std::vector<Batch> pool;
   const torch::Device device(spec.device);
-  for (int i = 0; i < std::min(total_steps(spec), 16); ++i) pool.push_back(source->next().to(device));
+  // Throughput trials cycle 16 batches; a learning-rate trial sees fresh data at every step (up to 4096
+  // batches), or a long run at a small batch would memorise 16 batches and score a loss no real run reaches.
+  const int distinct = spec.purpose == TrialPurpose::learning_rate ? 4096 : 16;
+  for (int i = 0; i < std::min(total_steps(spec), distinct); ++i) pool.push_back(source->next().to(device));
   return pool;
 }
 

@@ -1,0 +1,248 @@
+// The time-to-loss stage: the target from a reference trial, then a batch ladder (learning-rate
+// strategies) or the joint batch x rate space (grid, random), every trial capped by the best time so far.
+#include "engine/time_to_loss_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "tuners/tuner_registry.h"
+#include "util/table_format.h"
+
+namespace tune {
+namespace {
+
+class TimeToLossSearch {
+ public:
+  TimeToLossSearch(const TimeToLossPlan& plan, const TimeToLossRunner& run) : plan_(plan), run_(run) {}
+
+  TimeToLossOutcome search() {
+    out_.target_samples = plan_.target.samples;
+    if (plan_.step_seconds.empty()) return stopped("no batch size fit in the throughput stage");
+    if (!set_target()) return out_;
+    const bool joint = tuner_supports(plan_.lr_tuner, StageObjective::throughput);
+    if (joint) run_joint();
+    else run_ladder();
+    return out_;
+  }
+
+ private:
+  TimeToLossOutcome stopped(const std::string& why) {
+    out_.stop = why;
+    return out_;
+  }
+
+  // The plan's target, or the final score of the reference config after target.samples samples.
+  bool set_target() {
+    if (plan_.target.loss > 0) {
+      out_.target_loss = plan_.target.loss;
+      out_.target_source = "--target-loss";
+      return true;
+    }
+    const int batch = fitting_batch_at_most(plan_.target.reference_batch);
+    const double lr = plan_.target.reference_learning_rate;
+    const auto trial = run_one(Candidate{batch, lr, 0}, /*uncapped=*/true);
+    if (!trial || !trial->result.ok()) {
+      budget_spent_ = !trial;
+      out_.stop = trial ? "the reference trial failed: " + to_string(trial->result.status) + " " +
+                              trial->result.error_message.substr(0, 160)
+                        : "budget: the reference trial did not fit";
+      return false;
+    }
+    out_.target_loss = trial->result.score_loss;
+    out_.target_source = strf("score of the reference config (batch %d, lr %.1e) after %d samples", batch, lr,
+                              plan_.target.samples);
+    score(out_.trials.back());
+    return true;
+  }
+
+  int fitting_batch_at_most(int batch) const {
+    auto it = plan_.step_seconds.upper_bound(batch);
+    return it == plan_.step_seconds.begin() ? it->first : std::prev(it)->first;
+  }
+
+  double step_seconds(int batch, const TrialResult& result) const {
+    const auto it = plan_.step_seconds.find(batch);
+    return it != plan_.step_seconds.end() ? it->second : result.step_time_median;
+  }
+
+  // Full length is target.samples samples; with a best time, no longer than it: a trial that has not
+  // reached the target by then cannot beat it (a tie keeps the earlier best).
+  int steps_for(const Candidate& c, bool uncapped) const {
+    int steps = c.train_steps > 0 ? c.train_steps : steps_for_samples(plan_.target.samples, c.batch_size);
+    if (uncapped || !plan_.time_cap || !out_.best) return steps;
+    const auto it = plan_.step_seconds.find(c.batch_size);
+    if (it == plan_.step_seconds.end()) return steps;
+    // At least one score window, so the trial's loss still tells a learning-rate strategy something.
+    const int cap = static_cast<int>(std::ceil(out_.best->seconds_to_target / it->second - 1e-9));
+    return std::min(steps, std::max(cap, score_window(plan_.target.samples, c.batch_size)));
+  }
+
+  // An earlier trial of the same batch and rate at least this long: with the same seed its curve
+  // starts with this one's, so it answers the candidate at no cost (the reference trial, mostly).
+  const TimeToLossTrial* longer_run_of(const Candidate& c) const {
+    for (const auto& t : out_.trials)
+      if (t.candidate.batch_size == c.batch_size && t.candidate.learning_rate == c.learning_rate &&
+          t.candidate.train_steps >= c.train_steps)
+        return &t;
+    return nullptr;
+  }
+
+  std::optional<TimeToLossTrial> run_one(Candidate c, bool uncapped = false) {
+    c.train_steps = steps_for(c, uncapped);
+    if (const TimeToLossTrial* earlier = longer_run_of(c)) return *earlier;
+    const auto result = run_(c);
+    if (!result) return std::nullopt;
+    out_.trials.push_back({c, *result, 0, 0});
+    if (out_.target_loss > 0) score(out_.trials.back());
+    return out_.trials.back();
+  }
+
+  void score(TimeToLossTrial& t) {
+    if (!t.result.ok()) return;
+    const int window = score_window(plan_.target.samples, t.candidate.batch_size);
+    const auto steps = steps_to_reach(t.result.losses, out_.target_loss, window);
+    if (!steps) return;
+    t.steps_to_target = *steps;
+    t.seconds_to_target = *steps * step_seconds(t.candidate.batch_size, t.result);
+    if (!out_.best || t.seconds_to_target < out_.best->seconds_to_target) out_.best = t;
+  }
+
+  // Asks the tuner until it is done or the budget ends the stage; the best of the run by time.
+  std::optional<TimeToLossTrial> drive(Tuner& tuner) {
+    std::optional<TimeToLossTrial> best;
+    while (const auto candidate = tuner.ask()) {
+      const auto trial = run_one(*candidate);
+      if (!trial) {
+        out_.stop = "budget: the next trial does not fit";
+        budget_spent_ = true;
+        return best;
+      }
+      tuner.tell(*candidate, trial->result);
+      if (trial->reaches() && (!best || trial->seconds_to_target < best->seconds_to_target)) best = trial;
+    }
+    out_.stop = tuner.stop_reason();
+    return best;
+  }
+
+  TunerSpace space_at(int min_batch, int max_batch, std::vector<double> rates) const {
+    TunerSpace space = plan_.lr_space;
+    space.objective = StageObjective::loss;
+    space.min_batch_size = min_batch;
+    space.max_batch_size = max_batch;
+    space.train_steps = max_batch == min_batch ? steps_for_samples(plan_.target.samples, max_batch) : 0;
+    if (!rates.empty()) {
+      space.learning_rates = rates;
+      space.min_learning_rate = *std::min_element(rates.begin(), rates.end());
+      space.max_learning_rate = *std::max_element(rates.begin(), rates.end());
+    }
+    return space;
+  }
+
+  void run_joint() {
+    const int lo = plan_.step_seconds.begin()->first, hi = plan_.step_seconds.rbegin()->first;
+    const auto tuner = make_tuner(plan_.lr_tuner, space_at(lo, hi, {}), plan_.seed);
+    drive(*tuner);
+    out_.stop = "joint batch x learning-rate space: " + out_.stop;
+  }
+
+  // The strategy at the throughput batch, then a walk down the batch sizes; when the first halving
+  // does not improve, a walk up instead (the ramp may have stopped early on a noisy measurement).
+  void run_ladder() {
+    const int start = plan_.throughput_batch;
+    auto rung = make_tuner(plan_.lr_tuner, space_at(start, start, {}), plan_.seed);
+    const size_t start_first = out_.trials.size();
+    const auto start_best = drive(*rung);
+    if (budget_spent_) return;
+    int improved = 0;
+    const std::string down = walk(start, start_best, start_first, true, improved);
+    if (budget_spent_ || improved > 0) {
+      out_.stop = "batch ladder down: " + down;
+      return;
+    }
+    const std::string up = walk(start, start_best, start_first, false, improved);
+    out_.stop = "batch ladder down: " + down + "; up: " + up;
+  }
+
+  // Halves (or doubles) the batch with the same, square-root and linear scaling-rule rates from the
+  // previous rung's best, until a rung is no faster than the one before it (or no longer reaches the
+  // target once one has); rungs before the first that reaches it go on. Returns why it stopped.
+  std::string walk(int batch, std::optional<TimeToLossTrial> rung_best, size_t rung_first, bool down,
+                   int& improved) {
+    double previous = rung_best ? rung_best->seconds_to_target : std::numeric_limits<double>::infinity();
+    for (;;) {
+      const int next = down ? batch / 2 : batch * 2;
+      const bool fits = down ? plan_.step_seconds.count(next) > 0 : next <= plan_.max_batch_size;
+      if (!fits) return strf("batch %d is the %s in range", batch, down ? "smallest" : "largest");
+      const double lr = rung_best ? rung_best->candidate.learning_rate : lowest_loss_rate(rung_first);
+      TunerSpace scaled = space_at(next, next, scaling_rule_rates(lr, batch, next));
+      scaled.options.clear();  // the first rung's strategy options are not lr_sweep's
+      auto rung = make_tuner("lr_sweep", scaled, plan_.seed);
+      rung_first = out_.trials.size();
+      rung_best = drive(*rung);
+      if (!budget_spent_) rung_best = beyond_the_edge(rung_best, scaled.learning_rates);
+      if (budget_spent_) return "budget";
+      if (rung_best ? rung_best->seconds_to_target >= previous : std::isfinite(previous))
+        return strf("batch %d did not improve on batch %d", next, batch);
+      if (rung_best) previous = rung_best->seconds_to_target;
+      ++improved;
+      batch = next;
+    }
+  }
+
+  // When a rung's best rate is the largest (or smallest) it tried, the optimum may lie beyond: one more
+  // trial a factor 2 further out (the scaling rules only move the rate with the batch).
+  std::optional<TimeToLossTrial> beyond_the_edge(std::optional<TimeToLossTrial> best, const std::vector<double>& rates) {
+    if (!best || rates.size() < 2) return best;
+    const double lr = best->candidate.learning_rate;
+    const bool top = lr >= *std::max_element(rates.begin(), rates.end());
+    const bool bottom = lr <= *std::min_element(rates.begin(), rates.end());
+    if (!top && !bottom) return best;
+    const double next = top ? lr * 2 : lr / 2;
+    if (next > plan_.lr_space.max_learning_rate || next < plan_.lr_space.min_learning_rate) return best;
+    const auto trial = run_one(Candidate{best->candidate.batch_size, next, 0});
+    if (!trial) {
+      budget_spent_ = true;
+      return best;
+    }
+    return trial->reaches() && trial->seconds_to_target < best->seconds_to_target ? trial : best;
+  }
+
+  // The rate of the lowest final loss among trials from `first` on (the reference rate if none ran).
+  double lowest_loss_rate(size_t first) const {
+    const TimeToLossTrial* lowest = nullptr;
+    for (size_t i = first; i < out_.trials.size(); ++i)
+      if (out_.trials[i].result.ok() && (!lowest || out_.trials[i].result.score_loss < lowest->result.score_loss))
+        lowest = &out_.trials[i];
+    return lowest ? lowest->candidate.learning_rate : plan_.target.reference_learning_rate;
+  }
+
+  const TimeToLossPlan& plan_;
+  const TimeToLossRunner& run_;
+  TimeToLossOutcome out_;
+  bool budget_spent_ = false;
+};
+
+nlohmann::json trial_json(const TimeToLossTrial& t) {
+  return {{"batch_size", t.candidate.batch_size}, {"learning_rate", t.candidate.learning_rate},
+          {"train_steps", t.candidate.train_steps}, {"status", to_string(t.result.status)},
+          {"score_loss", t.result.score_loss}, {"reaches_target", t.reaches()},
+          {"steps_to_target", t.steps_to_target}, {"seconds_to_target", t.seconds_to_target},
+          {"wall_seconds", t.result.wall_seconds}};
+}
+
+}  // namespace
+
+nlohmann::json time_to_loss_json(const TimeToLossOutcome& outcome) {
+  nlohmann::json trials = nlohmann::json::array();
+  for (const auto& t : outcome.trials) trials.push_back(trial_json(t));
+  return {{"target_loss", outcome.target_loss}, {"target_source", outcome.target_source},
+          {"target_samples", outcome.target_samples}, {"stop", outcome.stop},
+          {"best", outcome.best ? trial_json(*outcome.best) : nlohmann::json()}, {"trials", trials}};
+}
+
+TimeToLossOutcome search_time_to_loss(const TimeToLossPlan& plan, const TimeToLossRunner& run) {
+  return TimeToLossSearch(plan, run).search();
+}
+
+}  // namespace tune

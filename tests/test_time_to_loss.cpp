@@ -1,0 +1,250 @@
+// The time-to-loss objective and stage on the bert-tiny replay landscape: steps to a target, the
+// scaling-rule rates, the reference target, the time cap, and every strategy against the exhaustive grid.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <numeric>
+
+#include "engine/time_to_loss_search.h"
+#include "test_helpers.h"
+#include "tuner_checks.h"
+#include "util/table_format.h"
+
+using namespace tune;
+using namespace tune::testing;
+
+namespace {
+
+// The mean of the `window` losses ending at step k.
+double window_mean(const std::vector<double>& losses, int k, int window) {
+  return std::accumulate(losses.begin() + (k - window), losses.begin() + k, 0.0) / window;
+}
+
+TEST(TimeToLoss, StepsToReachIsTheFirstFullWindowThatScoresAtTheTarget) {
+  const std::vector<double> losses{10, 9.5, 9.7, 8, 8.4, 7, 6.5, 6.9, 6, 5.5};
+  for (int window : {1, 2, 3})
+    for (double target : {9.6, 8.2, 7.0, 6.2}) {
+      int expected = 0;
+      for (int k = window; k <= static_cast<int>(losses.size()) && expected == 0; ++k)
+        if (window_mean(losses, k, window) <= target) expected = k;
+      ASSERT_GT(expected, 0) << target;
+      EXPECT_EQ(steps_to_reach(losses, target, window), expected) << "target " << target << ", window " << window;
+    }
+  EXPECT_FALSE(steps_to_reach(losses, 1.0, 2));
+  EXPECT_FALSE(steps_to_reach({}, 1.0, 2));
+  EXPECT_FALSE(steps_to_reach({1.0}, 5.0, 2)) << "one loss is no full window of two";
+}
+
+// The score window of a full-length trial is trial_runner's tail: the curve reaches its own score.
+TEST(TimeToLoss, AFullLengthCurveReachesItsOwnScore) {
+  const std::vector<double> losses{10, 9, 8.5, 8.1, 7.7, 7.9, 7.2, 7.3, 7.1, 7.0, 6.8, 6.9};  // batch 4, 48 samples
+  const int window = score_window(48, 4);
+  EXPECT_EQ(window, 3);
+  EXPECT_EQ(steps_to_reach(losses, window_mean(losses, 12, window), window), 12);
+  EXPECT_EQ(score_window(48, 1), 12) << "a quarter of the samples at every batch";
+}
+
+TEST(TimeToLoss, ANonFiniteLossEndsTheCurve) {
+  EXPECT_FALSE(steps_to_reach({10, 9, std::nan(""), 1, 1, 1}, 5.0, 2));
+  EXPECT_EQ(seconds_to_reach({10, 4, 3}, 5.0, 2, 0.25), 3 * 0.25);  // 3: steps 1-2 score (10+4)/2 = 7
+}
+
+TEST(TimeToLoss, StepsForSamplesRoundsUpAndKeepsTwoSteps) {
+  EXPECT_EQ(steps_for_samples(1024, 16), 64);
+  EXPECT_EQ(steps_for_samples(1000, 3), 334);
+  EXPECT_EQ(steps_for_samples(8, 64), 2);
+  EXPECT_NE(error_of([] { steps_for_samples(0, 4); }).find("samples 0"), std::string::npos);
+}
+
+TEST(TimeToLoss, ScalingRuleRatesAreTheSameRateAndTheSqrtAndLinearRules) {
+  const auto rates = scaling_rule_rates(1e-3, 64, 16);  // k = 1/4
+  ASSERT_EQ(rates.size(), 3u);
+  EXPECT_DOUBLE_EQ(rates[0], 1e-3 / 4);
+  EXPECT_DOUBLE_EQ(rates[1], 1e-3 / 2);
+  EXPECT_DOUBLE_EQ(rates[2], 1e-3);
+  EXPECT_EQ(scaling_rule_rates(1e-3, 8, 8).size(), 1u);
+  EXPECT_NE(error_of([] { scaling_rule_rates(-1, 8, 4); }).find("-1"), std::string::npos);
+}
+
+// The stage on the landscape: 64 samples per trial (batch 1: 64 steps, within the 81 recorded).
+TimeToLossPlan landscape_plan(const ReplayLandscape& landscape, const std::string& lr_tuner) {
+  TimeToLossPlan plan;
+  plan.target = {0, 64, 4, 1e-4};
+  for (int batch : landscape.recorded_batch_sizes()) {
+    const RecordedBatch record = landscape.batch_at(batch);
+    if (record.status == TrialStatus::ok) plan.step_seconds[batch] = batch / record.samples_per_second;
+  }
+  plan.throughput_batch = fastest_fitting_batch(landscape);
+  plan.lr_tuner = lr_tuner;
+  plan.lr_space = lr_stage_space();
+  plan.lr_space.reference_batch_size = 4;
+  plan.lr_space.reference_learning_rate = 1e-4;
+  return plan;
+}
+
+struct ReplayedStage {
+  TimeToLossOutcome outcome;
+  double cost_seconds = 0;
+};
+
+ReplayedStage replay_stage(const TimeToLossPlan& plan, const ReplayLandscape& landscape, int max_trials = 1000) {
+  ReplayedStage stage;
+  int trials = 0;
+  stage.outcome = search_time_to_loss(plan, [&](const Candidate& c) -> std::optional<TrialResult> {
+    if (++trials > max_trials) return std::nullopt;
+    const TrialResult r = landscape.replay(c);
+    stage.cost_seconds += landscape.trial_seconds(c, r);
+    return r;
+  });
+  return stage;
+}
+
+// Ground truth: every fitting batch x every listed rate at full length, the fewest seconds to the target.
+double exhaustive_best_seconds(const TimeToLossPlan& plan, const ReplayLandscape& landscape, double target) {
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& [batch, step] : plan.step_seconds)
+    for (double lr : plan.lr_space.learning_rates) {
+      const TrialResult r = landscape.replay({batch, lr, steps_for_samples(plan.target.samples, batch)});
+      const int window = score_window(plan.target.samples, batch);
+      if (const auto s = seconds_to_reach(r.losses, target, window, step); s && r.ok()) best = std::min(best, *s);
+    }
+  return best;
+}
+
+TEST(TimeToLossStage, TheReferenceTrialRunsFirstAndSetsTheTarget) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const ReplayedStage stage = replay_stage(landscape_plan(landscape, "lr_sweep"), landscape);
+  ASSERT_FALSE(stage.outcome.trials.empty());
+  const auto& reference = stage.outcome.trials.front();
+  EXPECT_EQ(reference.candidate.batch_size, 4);
+  EXPECT_EQ(reference.candidate.train_steps, 16);
+  EXPECT_DOUBLE_EQ(stage.outcome.target_loss, landscape.replay(reference.candidate).score_loss);
+  EXPECT_TRUE(reference.reaches());
+  EXPECT_NE(stage.outcome.target_source.find("batch 4"), std::string::npos);
+}
+
+TEST(TimeToLossStage, NoBatchAndRateRunsTwiceWhenALongerRunAnswersIt) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  TimeToLossPlan plan = landscape_plan(landscape, "grid");
+  plan.lr_space.learning_rates = {1e-4, 1e-3};  // the reference rate is on the grid
+  const ReplayedStage stage = replay_stage(plan, landscape);
+  for (size_t i = 0; i < stage.outcome.trials.size(); ++i)
+    for (size_t j = 0; j < i; ++j) {
+      const Candidate &a = stage.outcome.trials[i].candidate, &b = stage.outcome.trials[j].candidate;
+      EXPECT_FALSE(a.batch_size == b.batch_size && a.learning_rate == b.learning_rate)
+          << "batch " << a.batch_size << ", lr " << a.learning_rate << " ran twice";
+    }
+}
+
+TEST(TimeToLossStage, AGivenTargetNeedsNoReferenceTrial) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  TimeToLossPlan plan = landscape_plan(landscape, "lr_sweep");
+  plan.target.loss = 8.0;
+  const ReplayedStage stage = replay_stage(plan, landscape);
+  EXPECT_DOUBLE_EQ(stage.outcome.target_loss, 8.0);
+  EXPECT_EQ(stage.outcome.target_source, "--target-loss");
+  ASSERT_FALSE(stage.outcome.trials.empty());
+  EXPECT_EQ(stage.outcome.trials.front().candidate.batch_size, plan.throughput_batch);
+}
+
+TEST(TimeToLossStage, GridFindsTheExhaustiveBestDespiteTheTimeCap) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const TimeToLossPlan plan = landscape_plan(landscape, "grid");
+  const ReplayedStage stage = replay_stage(plan, landscape);
+  ASSERT_TRUE(stage.outcome.best);
+  EXPECT_NEAR(stage.outcome.best->seconds_to_target,
+              exhaustive_best_seconds(plan, landscape, stage.outcome.target_loss), 1e-12);
+}
+
+TEST(TimeToLossStage, TheTimeCapStopsTrialsThatCanNoLongerWin) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  TimeToLossPlan plan = landscape_plan(landscape, "grid");
+  const ReplayedStage capped = replay_stage(plan, landscape);
+  plan.time_cap = false;
+  const ReplayedStage full = replay_stage(plan, landscape);
+  EXPECT_LT(capped.cost_seconds, full.cost_seconds);
+  ASSERT_TRUE(capped.outcome.best && full.outcome.best);
+  EXPECT_DOUBLE_EQ(capped.outcome.best->seconds_to_target, full.outcome.best->seconds_to_target);
+  double best = std::numeric_limits<double>::infinity();
+  for (const auto& t : capped.outcome.trials) {
+    const double step = plan.step_seconds.at(t.candidate.batch_size);
+    const int window = score_window(plan.target.samples, t.candidate.batch_size);
+    if (std::isfinite(best)) EXPECT_LE(t.candidate.train_steps * step, std::max(best + 1.01 * step, window * step));
+    if (t.reaches()) best = std::min(best, t.seconds_to_target);
+  }
+}
+
+TEST(TimeToLossStage, TheLadderStopsAtTheFirstHalvingThatDoesNotImprove) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const ReplayedStage stage = replay_stage(landscape_plan(landscape, "lr_sweep"), landscape);
+  ASSERT_TRUE(stage.outcome.best);
+  const int last_batch = stage.outcome.trials.back().candidate.batch_size;
+  EXPECT_TRUE(stage.outcome.stop.find("did not improve") != std::string::npos ||
+              stage.outcome.stop.find("smallest") != std::string::npos ||
+              stage.outcome.stop.find("largest") != std::string::npos)
+      << stage.outcome.stop;
+  if (stage.outcome.stop.find("did not improve") != std::string::npos)
+    EXPECT_NE(stage.outcome.best->candidate.batch_size, last_batch);
+}
+
+// The engine gives asha its min_steps; the ladder's later rungs are lr_sweep, which has no such option.
+TEST(TimeToLossStage, LaterLadderRungsDoNotInheritTheFirstStrategysOptions) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  TimeToLossPlan plan = landscape_plan(landscape, "asha");
+  plan.lr_space.options["min_steps"] = 2;
+  ReplayedStage stage;
+  EXPECT_NO_THROW(stage = replay_stage(plan, landscape));
+  ASSERT_TRUE(stage.outcome.best);
+  EXPECT_LT(stage.outcome.best->candidate.batch_size, plan.throughput_batch) << "the ladder went down";
+}
+
+// A throughput stage that stopped early on noise: the ladder starts at batch 1, halving is impossible,
+// so it walks up to the batch the exhaustive grid finds best.
+TEST(TimeToLossStage, TheLadderWalksUpWhenHalvingCannotImprove) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  TimeToLossPlan plan = landscape_plan(landscape, "lr_sweep");
+  plan.throughput_batch = 1;
+  const ReplayedStage stage = replay_stage(plan, landscape);
+  ASSERT_TRUE(stage.outcome.best);
+  EXPECT_NE(stage.outcome.stop.find("up: "), std::string::npos) << stage.outcome.stop;
+  const double truth = exhaustive_best_seconds(plan, landscape, stage.outcome.target_loss);
+  EXPECT_LT(stage.outcome.best->seconds_to_target / truth - 1, 0.10);
+  EXPECT_GT(stage.outcome.best->candidate.batch_size, 1);
+}
+
+TEST(TimeToLossStage, ABudgetStopEndsTheStageWithTheBestSoFar) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const ReplayedStage stage = replay_stage(landscape_plan(landscape, "grid"), landscape, 5);
+  EXPECT_EQ(stage.outcome.trials.size(), 5u);
+  EXPECT_EQ(stage.outcome.stop.find("joint batch x learning-rate space: budget"), 0u) << stage.outcome.stop;
+  EXPECT_TRUE(stage.outcome.best);
+}
+
+// Every strategy the stage can run: never worse than the reference config it started from, and but for
+// random (12 draws) within 10% of the exhaustive grid's time; the regret and cost table is printed.
+TEST(TimeToLossStage, EveryStrategyGetsNearTheExhaustiveBest) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  TimeToLossPlan grid_plan = landscape_plan(landscape, "grid");
+  grid_plan.time_cap = false;
+  const ReplayedStage grid = replay_stage(grid_plan, landscape);
+  const double truth = exhaustive_best_seconds(grid_plan, landscape, grid.outcome.target_loss);
+  std::vector<std::vector<std::string>> rows;
+  for (const auto& name : tuners_for(StageObjective::loss)) {
+    const ReplayedStage stage = replay_stage(landscape_plan(landscape, name), landscape);
+    ASSERT_TRUE(stage.outcome.best) << name;
+    const double regret = stage.outcome.best->seconds_to_target / truth - 1;
+    EXPECT_LE(stage.outcome.best->seconds_to_target, stage.outcome.trials.front().seconds_to_target) << name;
+    if (name != "random") EXPECT_LT(regret, 0.10) << name;
+    rows.push_back({name, std::to_string(stage.outcome.trials.size()), strf("%.3f", stage.cost_seconds),
+                    strf("%.2f", stage.cost_seconds / grid.cost_seconds),
+                    strf("%d", stage.outcome.best->candidate.batch_size),
+                    strf("%.2e", stage.outcome.best->candidate.learning_rate),
+                    strf("%.4f", stage.outcome.best->seconds_to_target), strf("%+.2f%%", 100 * regret)});
+  }
+  write_markdown_table(std::cout, {"tuner", "trials", "cost s", "cost/grid", "batch", "lr", "s to target", "regret"},
+                       rows);
+}
+
+}  // namespace
