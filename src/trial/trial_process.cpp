@@ -71,6 +71,16 @@ TrialResult result_without_file(const ChildOutcome& outcome, const fs::path& log
   return failed_result(TrialStatus::crashed, "run", describe_outcome(outcome) + "\n" + tail);
 }
 
+// The child's result file, or what its end says when it wrote none (or a timeout cut it short).
+TrialResult collect_result(const ChildOutcome& outcome, const fs::path& result_path, const fs::path& log_path) {
+  if (outcome.timed_out || !fs::exists(result_path)) return result_without_file(outcome, log_path);
+  try {
+    return nlohmann::json::parse(std::ifstream(result_path)).get<TrialResult>();
+  } catch (const std::exception& e) {
+    return failed_result(TrialStatus::crashed, "result", std::string("unreadable result.json: ") + e.what());
+  }
+}
+
 }  // namespace
 
 TrialResult run_trial_isolated(const TrialSpec& spec, const std::string& tune_executable, const std::string& trial_dir) {
@@ -91,16 +101,7 @@ TrialResult run_trial_isolated(const TrialSpec& spec, const std::string& tune_ex
   }
   const ChildOutcome outcome = run_commands(commands, log_path, result_path, spec.timeout_seconds);
   fs::remove(batches_path);  // command.sh writes them again; a search would otherwise keep one set per trial
-  TrialResult result;
-  if (!outcome.timed_out && fs::exists(result_path)) {
-    try {
-      result = nlohmann::json::parse(std::ifstream(result_path)).get<TrialResult>();
-    } catch (const std::exception& e) {
-      result = failed_result(TrialStatus::crashed, "result", std::string("unreadable result.json: ") + e.what());
-    }
-  } else {
-    result = result_without_file(outcome, log_path);
-  }
+  TrialResult result = collect_result(outcome, result_path, log_path);
   result.wall_seconds = outcome.wall_seconds;
   std::ofstream(result_path) << nlohmann::json(result).dump(2) << "\n";
   return result;
