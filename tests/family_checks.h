@@ -49,6 +49,9 @@ inline ModelConfig without_dropout(const std::string& model) {
   ModelConfig c = resolve_model(model);
   c.hidden_dropout_prob = c.attention_probs_dropout_prob = 0;
   for (const char* key : {"seq_classif_dropout", "embd_pdrop", "dropout_rate"}) c.hf[key] = 0.0;
+  // The HF config values too: the Python worker builds Hugging Face's module from them.
+  for (auto item : c.hf.items())
+    if (item.key().find("drop") != std::string::npos && item.value().is_number()) item.value() = 0.0;
   return c;
 }
 

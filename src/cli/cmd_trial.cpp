@@ -7,7 +7,11 @@
 #include "instance/torch_instance.h"
 #include "cli/options.h"
 #include "instance/instance.h"
+#include "trial/backend_label.h"
+#include "trial/batch_dump.h"
+#include "trial/trial_process.h"
 #include "trial/trial_runner.h"
+#include "util/paths.h"
 
 namespace tune::cli {
 namespace {
@@ -26,7 +30,8 @@ TrialSpec spec_from_flags(const po::variables_map& vm) {
   if (!vm.count("model")) throw std::invalid_argument("tune trial: give --spec FILE or --model NAME");
   TrialSpec spec;
   spec.model = resolve_model(vm["model"].as<std::string>());
-  spec.backend = vm["backend"].as<std::string>();
+  check_backend_label(vm["backend"].as<std::string>());
+  apply_backend_label(spec, vm["backend"].as<std::string>());
   spec.precision = vm["precision"].as<std::string>();
   spec.attention = vm["attention"].as<std::string>();
   spec.optimizer = vm["optimizer"].as<std::string>();
@@ -45,6 +50,34 @@ TrialSpec spec_from_flags(const po::variables_map& vm) {
   return spec;
 }
 
+void write_result(const TrialResult& result, const std::string& out) {
+  const std::string text = nlohmann::json(result).dump(2);
+  if (out == "-") std::cout << text << "\n";
+  else std::ofstream(out) << text << "\n";
+}
+
+// The Python worker's first half: the batches this trial trains on. Bad data is the trial's result, as in
+// any trial; the worker does not start then (the trial process sees the result file).
+int dump_batches(const TrialSpec& spec, const std::string& path, const std::string& out) {
+  try {
+    const int count = dump_trial_batches(spec, path);
+    std::cerr << "tune: wrote " << count << " batches to " << path << "\n";
+  } catch (const std::invalid_argument& e) {
+    write_result(failed_result(TrialStatus::invalid, "setup", e.what()), out);
+  } catch (const std::exception& e) {
+    write_result(failed_result(TrialStatus::crashed, "dump_batches", e.what()), out);
+  }
+  return 0;
+}
+
+// libtorch backends run here; Python-worker backends in a trial folder of their own, as the search runs them.
+TrialResult run_one_trial(const TrialSpec& spec, const po::variables_map& vm) {
+  if (!runs_in_python(spec.backend)) return run_trial_in_process(spec);
+  const std::string dir = vm.count("dir") ? vm["dir"].as<std::string>() : "tune-trial-" + spec.config_key();
+  std::cerr << "tune: " << spec.backend << " trial in " << dir << " (command.sh reruns it)\n";
+  return run_trial_isolated(spec, self_executable(), dir);
+}
+
 }  // namespace
 
 int run_trial(int argc, char** argv) {
@@ -52,7 +85,8 @@ int run_trial(int argc, char** argv) {
   desc.add_options()
       ("spec", po::value<std::string>(), "trial spec JSON (as written in a trial folder)")
       ("model", po::value<std::string>(), "without --spec: the model (tested name or YAML path)")
-      ("backend", po::value<std::string>()->default_value("eager"), "without --spec: eager, jit or cuda-graph")
+      ("backend", po::value<std::string>()->default_value("eager"),
+       "without --spec: eager, jit, cuda-graph, hf-eager, inductor[:MODE][:dynamic]")
       ("precision", po::value<std::string>()->default_value("fp32"), "without --spec: fp32, bf16 or fp16")
       ("attention", po::value<std::string>()->default_value("math"), "without --spec: math or sdpa")
       ("optimizer", po::value<std::string>()->default_value("adamw"), "without --spec: adamw or fused")
@@ -62,15 +96,16 @@ int run_trial(int argc, char** argv) {
       ("steps", po::value<int>(), "without --spec: train this many steps (else a throughput trial)")
       ("seed", po::value<uint64_t>()->default_value(0), "without --spec: seed")
       ("corpus", po::value<std::string>()->default_value(""), "without --spec: corpus ('synthetic': random ids)")
-      ("out", po::value<std::string>()->default_value("-"), "result JSON file ('-': standard output)");
+      ("out", po::value<std::string>()->default_value("-"), "result JSON file ('-': standard output)")
+      ("dump-batches", po::value<std::string>(), "write the trial's batches to FILE for the Python worker; no training")
+      ("dir", po::value<std::string>(), "inductor, hf-eager: the trial folder (default ./tune-trial-KEY)");
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc, vm, "tune trial (--spec FILE | --model NAME [options]) [--out FILE]")) return 0;
   const TrialSpec spec = vm.count("spec") ? spec_from_file(vm["spec"].as<std::string>()) : spec_from_flags(vm);
-  const TrialResult result = run_trial_in_process(spec);
-  const std::string text = nlohmann::json(result).dump(2);
   const std::string out = vm["out"].as<std::string>();
-  if (out == "-") std::cout << text << "\n";
-  else std::ofstream(out) << text << "\n";
+  if (vm.count("dump-batches")) return dump_batches(spec, vm["dump-batches"].as<std::string>(), out);
+  const TrialResult result = run_one_trial(spec, vm);
+  write_result(result, out);
   std::cerr << "tune: trial " << to_string(result.status)
             << (result.ok() ? "" : " (" + result.error_stage + ": " + result.error_message + ")") << "\n";
   return 0;

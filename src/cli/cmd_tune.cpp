@@ -12,6 +12,7 @@
 #include "instance/torch_instance.h"
 #include "report/summary_report.h"
 #include "tuners/tuner_registry.h"
+#include "trial/backend_label.h"
 #include "trial/trial_process.h"
 #include "util/duration.h"
 #include "util/paths.h"
@@ -133,7 +134,7 @@ po::options_description tune_options() {
       ("db", po::value<std::string>()->default_value(default_database_path()), "SQLite database")
       ("seq-len", po::value<int>(), "sequence length (default: the model's)")
       ("budget", po::value<std::string>(), "wall-clock budget, e.g. 20m (default: configs/search.yaml)")
-      ("backends", po::value<std::string>()->default_value("eager,jit"), "comma-separated: eager, jit, cuda-graph")
+      ("backends", po::value<std::string>()->default_value("eager,jit"), "comma-separated: eager, jit, cuda-graph, inductor[:MODE][:dynamic], hf-eager")
       ("precisions", po::value<std::string>()->default_value("fp32"), "comma-separated: fp32, bf16, fp16")
       ("attention", po::value<std::string>()->default_value("math"), "attention: math or sdpa")
       ("optimizer", po::value<std::string>()->default_value("adamw"), "optimizer: adamw or fused")
@@ -159,7 +160,7 @@ SearchRequest request_from(const po::variables_map& vm) {
   request.model = resolve_model(vm["model"].as<std::string>());
   request.instance = resolve_instance(vm["instance"].as<std::string>());
   request.libtorch_version = libtorch_version();
-  request.backends = split_list("--backends", vm["backends"].as<std::string>(), {"eager", "jit", "cuda-graph"});
+  request.backends = split_list("--backends", vm["backends"].as<std::string>(), backend_labels());
   request.precisions = split_list("--precisions", vm["precisions"].as<std::string>(), {"fp32", "bf16", "fp16"});
   request.attention = one_of("--attention", vm["attention"].as<std::string>(), {"math", "sdpa"});
   request.optimizer = one_of("--optimizer", vm["optimizer"].as<std::string>(), {"adamw", "fused"});

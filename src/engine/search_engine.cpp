@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "models/model_flops.h"
+#include "trial/backend_label.h"
 #include "tuners/tuner_registry.h"
 #include "util/duration.h"
 #include "util/table_format.h"
@@ -90,7 +91,7 @@ TrialSpec SearchEngine::make_spec(const Stage& stage, const Candidate& c) const 
   const TrialPurpose purpose = stage.purpose;
   TrialSpec s;
   s.model = r.model;
-  s.backend = stage.backend;
+  apply_backend_label(s, stage.backend);  // inductor:MODE:dynamic sets the compile knobs too
   s.precision = stage.precision;
   s.attention = r.attention;
   s.optimizer = r.optimizer;

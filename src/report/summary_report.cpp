@@ -77,6 +77,8 @@ std::vector<ComparisonRow> comparison_rows(const std::vector<BestRow>& rows) {
     if (row.updated_at > c.updated_at) c.updated_at = row.updated_at;
     if (row.key.backend == "eager") {
       c.native = row.best;
+    } else if (row.key.backend == "hf-eager") {
+      // A reference (HF transformers eager in Python): neither native nor compiled; listed in c.backends.
     } else if (!c.compiled || row.best.samples_per_second > c.compiled->samples_per_second) {
       c.compiled = row.best;
       c.compiled_backend = row.key.backend;

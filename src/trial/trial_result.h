@@ -1,6 +1,7 @@
 // What one trial measured: status, step times, throughput, memory, loss curve, compile cost.
 // Written as JSON by the trial process and stored as-is in SQLite.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,7 @@ struct TrialResult {
   double flops_per_step = 0;          // training matmul FLOPs (models/model_flops.h), for MFU
   std::vector<std::string> warnings;  // libtorch warnings during the trial (graph breaks, syncs), with counts
   std::string compile_info;           // backend's own account: graphs, fusion groups, ...
+  std::map<std::string, double> compile_parts;  // inductor: seconds per compile phase (dynamo_trace, ...)
   double wall_seconds = 0;            // the whole trial, as seen by the parent
 
   bool ok() const { return status == TrialStatus::ok; }
@@ -46,7 +48,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialResult, status, error_stage
     first_step_seconds, later_warmup_seconds, first_steps_seconds, compile_overhead_seconds, step_time_median,
     step_time_ci_low, step_time_ci_high, step_time_cv, steady_state_stop, step_times, samples_per_second,
     tokens_per_second, peak_memory_bytes, losses, score_loss, parameter_count, flops_per_step, warnings,
-    compile_info, wall_seconds)
+    compile_info, wall_seconds, compile_parts)
 
 // A failed result with its stage and message.
 TrialResult failed_result(TrialStatus status, const std::string& stage, const std::string& message);

@@ -140,23 +140,12 @@ bool run_steps(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>&
   return true;
 }
 
-// T5's decoder length comes from the batch (span corruption fixes it per seq_len); 0 for other families.
-double flops_of(const TrialSpec& spec, const Batch& example) {
-  const int decoder_len = example.decoder_input_ids.defined() ? example.decoder_input_ids.size(1) : 0;
-  return training_flops(spec.model, spec.batch_size, spec.seq_len, decoder_len).total();
-}
-
 std::vector<Batch> batch_pool(const TrialSpec& spec) {
   std::string data_description;
-  auto source = make_batch_source(spec.model, load_training_data(spec, &data_description), spec.seq_len,
-                                  spec.batch_size, spec.seed + 1);
-  std::fprintf(stderr, "tune: data: %s\n", data_description.c_str());
   std::vector<Batch> pool;
   const torch::Device device(spec.device);
-  // Throughput trials cycle 16 batches; a learning-rate trial sees fresh data at every step (up to 4096
-  // batches), or a long run at a small batch would memorise 16 batches and score a loss no real run reaches.
-  const int distinct = spec.purpose == TrialPurpose::learning_rate ? 4096 : 16;
-  for (int i = 0; i < std::min(total_steps(spec), distinct); ++i) pool.push_back(source->next().to(device));
+  for (const Batch& b : trial_batches(spec, &data_description)) pool.push_back(b.to(device));
+  std::fprintf(stderr, "tune: data: %s\n", data_description.c_str());
   return pool;
 }
 
@@ -168,7 +157,7 @@ TrialResult run_trial_body(const TrialSpec& spec) {
   r.parameter_count = parameter_count(*model.module);
   model.module->train();
   const std::vector<Batch> pool = batch_pool(spec);
-  r.flops_per_step = flops_of(spec, pool.front());
+  r.flops_per_step = trial_flops_per_step(spec, pool.front());
   auto step = make_train_step(spec.backend, model, StepOptions{spec.learning_rate, spec.precision, spec.optimizer});
   if (spec.inject_slowdown > 0) step = slow_down(std::move(step), spec.inject_slowdown);  // test-only
   try {
@@ -206,6 +195,23 @@ void set_trial_threads(int threads) {
 }
 
 }  // namespace
+
+std::vector<Batch> trial_batches(const TrialSpec& spec, std::string* data_description) {
+  auto source = make_batch_source(spec.model, load_training_data(spec, data_description), spec.seq_len,
+                                  spec.batch_size, spec.seed + 1);
+  // Throughput trials cycle 16 batches; a learning-rate trial sees fresh data at every step (up to 4096
+  // batches), or a long run at a small batch would memorise 16 batches and score a loss no real run reaches.
+  const int distinct = spec.purpose == TrialPurpose::learning_rate ? 4096 : 16;
+  std::vector<Batch> pool;
+  for (int i = 0; i < std::min(total_steps(spec), distinct); ++i) pool.push_back(source->next());
+  return pool;
+}
+
+// T5's decoder length comes from the batch (span corruption fixes it per seq_len); 0 for other families.
+double trial_flops_per_step(const TrialSpec& spec, const Batch& example) {
+  const int decoder_len = example.decoder_input_ids.defined() ? example.decoder_input_ids.size(1) : 0;
+  return training_flops(spec.model, spec.batch_size, spec.seq_len, decoder_len).total();
+}
 
 TrialResult run_trial_in_process(const TrialSpec& spec) {
   if (spec.threads > 0) set_trial_threads(spec.threads);

@@ -16,6 +16,8 @@ std::string TrialSpec::config_key() const {
   // Keys from before these fields existed stay valid while they hold their defaults.
   if (step_clock == "wall") key.erase("step_clock");
   if (inject_slowdown == 0) key.erase("inject_slowdown");
+  if (compile_mode == "default") key.erase("compile_mode");
+  if (!dynamic_shapes) key.erase("dynamic_shapes");
   key["model"] = model.config_hash();
   return stable_hash(key.dump());
 }

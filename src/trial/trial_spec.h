@@ -16,7 +16,7 @@ std::string to_string(TrialPurpose purpose);
 
 struct TrialSpec {
   ModelConfig model;
-  std::string backend = "eager";      // eager | jit | cuda-graph (CUDA only)
+  std::string backend = "eager";      // eager | jit | cuda-graph (CUDA only) | inductor | hf-eager (trial/backend_label.h)
   std::string device = "cpu";         // torch device string: cpu, cuda, cuda:1
   std::string precision = "fp32";     // fp32 | bf16 (autocast) | fp16 (autocast + gradient scaler)
   std::string attention = "math";     // math (HF eager attention) | sdpa (fused scaled_dot_product_attention)
@@ -41,6 +41,8 @@ struct TrialSpec {
   double timeout_seconds = 600;
   std::string step_clock = "wall";  // wall | cpu (CPU device: process CPU time, blind to co-tenants; tune regress)
   double inject_slowdown = 0;  // TEST ONLY (tune regress --inject-slowdown): sleep this share of each step's time
+  std::string compile_mode = "default";  // inductor: torch.compile mode (default | max-autotune-no-cudagraphs | reduce-overhead)
+  bool dynamic_shapes = false;           // inductor: torch.compile(dynamic=True) instead of static shapes
 
   // Identifies the measurement: same key, same trial (used to reuse finished trials).
   std::string config_key() const;
@@ -52,6 +54,6 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialSpec, model, backend, devic
     purpose, seq_len,
     batch_size, learning_rate, seed, warmup_steps, min_measure_steps, max_measure_steps, measure_seconds, ci_halfwidth,
     train_steps, threads, memory_limit_bytes, corpus_path, tokenizer_dir, dataset_path, weights_dir, timeout_seconds,
-    step_clock, inject_slowdown)
+    step_clock, inject_slowdown, compile_mode, dynamic_shapes)
 
 }  // namespace tune

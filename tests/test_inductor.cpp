@@ -1,0 +1,173 @@
+// The Python-worker backends end to end: inductor (torch.compile of HF's module) and the hf-eager reference.
+// A bert-tiny throughput trial, losses equal to libtorch eager's on the same weights and batches, failures
+// with their stage, and a search over eager and inductor. Label "inductor": each compile takes 30 s to minutes.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <regex>
+#include <sys/wait.h>
+
+#include "family_checks.h"
+#include "test_helpers.h"
+#include "trial/python_trial.h"
+#include "trial/trial_process.h"
+#include "util/paths.h"
+
+using namespace tune;
+using tune::testing::temp_dir;
+using tune::testing::write_file;
+namespace fs = std::filesystem;
+
+namespace {
+
+TrialSpec tiny_spec(const std::string& model, const std::string& backend) {
+  TrialSpec s;
+  s.model = resolve_model(model);
+  s.backend = backend;
+  s.seq_len = 32;
+  s.batch_size = 4;
+  s.learning_rate = 1e-3;
+  s.seed = 3;
+  s.threads = 2;
+  s.warmup_steps = 2;
+  s.min_measure_steps = 3;
+  s.max_measure_steps = 8;
+  s.measure_seconds = 5;
+  s.timeout_seconds = 1200;
+  return s;
+}
+
+std::string file_text(const fs::path& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// HF's module for the spec's config, seeded, saved with save_pretrained: built by the worker's own build_model,
+// so both backends load the very same weights (the C++ side through models/hf_weights.h).
+std::string export_hf_weights(const TrialSpec& spec, const fs::path& dir) {
+  const std::string spec_path = write_file(dir / "export-spec.json", nlohmann::json(spec).dump());
+  const std::string script = "import json, sys, torch, transformers; sys.path.insert(0, sys.argv[1]); "
+                             "import inductor_trial as w; spec = json.load(open(sys.argv[2])); "
+                             "w.build_model(torch, transformers, spec).save_pretrained(sys.argv[3])";
+  const std::string command = python_executable() + " -c '" + script + "' " + tune_home() + "/src/compile " +
+                              spec_path + " " + (dir / "weights").string() + " > " + (dir / "export.log").string() + " 2>&1";
+  EXPECT_EQ(std::system(command.c_str()), 0) << file_text(dir / "export.log");
+  return (dir / "weights").string();
+}
+
+// A learning-rate trial of `steps` steps on exported weights, without dropout: libtorch eager in process, the
+// Python backend isolated as the search runs it. Their loss curves must agree within `tolerance`.
+void expect_losses_agree(const std::string& model, const std::string& backend, double tolerance, int steps) {
+  const fs::path dir = temp_dir("agree");
+  TrialSpec s = tiny_spec(model, "eager");
+  s.model = tune::testing::without_dropout(model);
+  s.purpose = TrialPurpose::learning_rate;
+  s.train_steps = steps;
+  s.weights_dir = export_hf_weights(s, dir);
+  const TrialResult eager = run_trial_in_process(s);
+  ASSERT_EQ(eager.status, TrialStatus::ok) << eager.error_message;
+  s.backend = backend;
+  const TrialResult python = run_trial_isolated(s, TUNE_EXECUTABLE, (dir / "trial").string());
+  ASSERT_EQ(python.status, TrialStatus::ok) << python.error_stage << ": " << python.error_message << "\n"
+                                            << file_text(dir / "trial" / "log.txt");
+  ASSERT_EQ(python.losses.size(), eager.losses.size());
+  for (size_t i = 0; i < eager.losses.size(); ++i)
+    EXPECT_NEAR(python.losses[i], eager.losses[i], tolerance) << model << " " << backend << ", step " << i + 1;
+  const auto [low, high] = std::minmax_element(eager.losses.begin(), eager.losses.end());
+  EXPECT_GT(*high - *low, tolerance) << model << ": the steps must move the loss more than the tolerance, or "
+                                                 "equal curves prove little";
+  EXPECT_EQ(python.parameter_count, eager.parameter_count);
+}
+
+}  // namespace
+
+TEST(InductorTrial, BertTinyThroughputTrialIsOkWithSaneFields) {
+  const fs::path dir = temp_dir("inductor");
+  const TrialSpec s = tiny_spec("bert-tiny", "inductor");
+  const TrialResult r = run_trial_isolated(s, TUNE_EXECUTABLE, dir.string());
+  ASSERT_EQ(r.status, TrialStatus::ok) << r.error_stage << ": " << r.error_message << "\n" << file_text(dir / "log.txt");
+  EXPECT_GT(r.step_time_median, 0);
+  EXPECT_LE(r.step_time_ci_low, r.step_time_median);
+  EXPECT_GE(r.step_time_ci_high, r.step_time_median);
+  EXPECT_NEAR(r.samples_per_second, s.batch_size / r.step_time_median, 1e-9 * r.samples_per_second);
+  EXPECT_EQ(r.losses.size(), static_cast<size_t>(s.warmup_steps) + r.step_times.size());
+  EXPECT_GE(r.step_times.size(), static_cast<size_t>(s.min_measure_steps));
+  EXPECT_FALSE(r.steady_state_stop.empty());
+  EXPECT_EQ(r.parameter_count, s.model.expected_parameters);
+  EXPECT_GT(r.peak_memory_bytes, 0);
+  EXPECT_GT(r.flops_per_step, 0);
+  // A cold compile costs seconds, not steps: it dominates the warm-up and the overhead.
+  EXPECT_GT(r.compile_seconds, 10 * r.step_time_median) << r.compile_info;
+  EXPECT_GT(r.compile_overhead_seconds, 0);
+  for (const char* part : {"dynamo_trace", "aot_inductor_codegen", "kernel_compile"}) {
+    ASSERT_TRUE(r.compile_parts.count(part)) << part;
+    EXPECT_GT(r.compile_parts.at(part), 0) << part << ": " << r.compile_info;
+  }
+  EXPECT_NE(r.compile_info.find("cold"), std::string::npos) << r.compile_info;
+  EXPECT_NE(r.compile_info.find("recompiles after the first step 0"), std::string::npos) << r.compile_info;
+  EXPECT_FALSE(fs::exists(dir / "inductor-cache")) << "a cold per-trial cache is removed after the trial";
+  EXPECT_NE(file_text(dir / "command.sh").find("inductor_trial.py"), std::string::npos);
+}
+
+TEST(InductorTrial, LossesEqualEagerOnSameWeightsAndBatchesBertTiny) {
+  expect_losses_agree("bert-tiny", "inductor", 2e-3, 6);
+}
+
+TEST(InductorTrial, LossesEqualEagerOnSameWeightsAndBatchesGpt2Tiny) {
+  expect_losses_agree("gpt2-tiny", "inductor", 2e-3, 6);
+}
+
+// No compile: HF's module in Python must train the same objective on the same batches as each C++ family.
+TEST(HfEagerTrial, LossesEqualEagerForEveryTinyFamily) {
+  for (const char* model : {"bert-tiny", "roberta-tiny", "distilbert-tiny", "distilbert-sst2-tiny", "gpt2-tiny", "t5-tiny"})
+    expect_losses_agree(model, "hf-eager", 1e-4, 4);
+}
+
+TEST(InductorTrial, UnknownCompileModeIsCompileErrorWithItsStage) {
+  TrialSpec s = tiny_spec("bert-tiny", "inductor");
+  s.compile_mode = "fastest-please";
+  const TrialResult r = run_trial_isolated(s, TUNE_EXECUTABLE, temp_dir("badmode").string());
+  EXPECT_EQ(r.status, TrialStatus::compile_error) << r.error_message;
+  EXPECT_EQ(r.error_stage, "compile");
+  EXPECT_NE(r.error_message.find("fastest-please"), std::string::npos) << r.error_message;
+}
+
+// A python without torch: the worker's import fails, and says which python and what to do.
+TEST(InductorTrial, MissingTorchIsCompileErrorAtImport) {
+  const fs::path dir = temp_dir("notorch");
+  write_file(dir / "fake" / "torch" / "__init__.py", "raise ImportError('no torch in this environment')\n");
+  const char* old = std::getenv("PYTHONPATH");
+  const std::string saved = old ? old : "";
+  setenv("PYTHONPATH", (dir / "fake").c_str(), 1);
+  const TrialResult r = run_trial_isolated(tiny_spec("bert-tiny", "inductor"), TUNE_EXECUTABLE, (dir / "t").string());
+  if (old) setenv("PYTHONPATH", saved.c_str(), 1);
+  else unsetenv("PYTHONPATH");
+  EXPECT_EQ(r.status, TrialStatus::compile_error) << r.error_message;
+  EXPECT_EQ(r.error_stage, "import");
+  EXPECT_NE(r.error_message.find("no torch in this environment"), std::string::npos) << r.error_message;
+  EXPECT_NE(r.error_message.find("TUNE_PYTHON"), std::string::npos) << r.error_message;
+}
+
+TEST(InductorSearch, EagerAndInductorEndToEnd) {
+  const fs::path dir = temp_dir("isearch");
+  const std::string settings = write_file(dir / "search.yaml",
+      "budget: 30m\nmax_batch_size: 1\nlearning_rates: [1.0e-3]\nwarmup_steps: 2\nmin_measure_steps: 3\n"
+      "max_measure_steps: 6\nmeasure_time: 5s\nlr_train_steps: 4\ntrial_timeout: 20m\n");
+  const std::string cmd = std::string(TUNE_EXECUTABLE) + " --model bert-tiny --backends eager,inductor --seq-len 32 --settings " +
+                          settings + " --db " + (dir / "t.db").string() + " 2>&1";
+  FILE* pipe = popen(cmd.c_str(), "r");
+  std::string out;
+  std::array<char, 4096> buf{};
+  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
+  const int status = pclose(pipe);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  EXPECT_NE(out.find("compiled training step (backend=inductor)"), std::string::npos) << out;
+  EXPECT_NE(out.find("(inductor)"), std::string::npos) << "the table's compiled column: " << out;
+  const std::regex done(R"(- inductor fp32: batch ramp ended .*; 2 trials run)");
+  EXPECT_TRUE(std::regex_search(out, done)) << out;
+}
