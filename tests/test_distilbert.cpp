@@ -68,12 +68,14 @@ TEST(DistilBert, HeadFollowsHfClass) {
 
 TEST(DistilBert, TinyLearnsFromRealText) { tune::testing::expect_loss_falls("distilbert-tiny", 30, 0.5); }
 
+// Learning-rate trials see fresh batches at every step (no memorising a cycled pool), so the sentiment
+// signal itself must be learnt: 300 steps (2400 reviews), where a cycled pool of 16 batches needed 30.
 TEST(DistilBert, TinyClassifierLearnsFineFoodReviews) {
-  tune::testing::expect_loss_falls("distilbert-sst2-tiny", 30, 0.05, fine_foods_train());
+  tune::testing::expect_loss_falls("distilbert-sst2-tiny", 300, 0.05, fine_foods_train());
 }
 
 TEST(DistilBert, TinyClassifierLearnsCorpusFallback) {  // a weaker signal than reviews: more steps
-  tune::testing::expect_loss_falls("distilbert-sst2-tiny", 100, 0.05);
+  tune::testing::expect_loss_falls("distilbert-sst2-tiny", 300, 0.05);
 }
 
 TEST(DistilBert, JitLossEqualsEager) {
