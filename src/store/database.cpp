@@ -4,6 +4,9 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+#include <thread>
+
 #include <stdexcept>
 
 #include "util/hash.h"
@@ -91,6 +94,18 @@ StoredTrial read_trial(const Statement& s) {
   return t;
 }
 
+// Switching a file to WAL takes an exclusive lock, for which SQLite does not call the busy handler: when two
+// tune processes open a new store at once, one gets "database is locked". Retry for up to the busy timeout.
+void enable_wal(sqlite3* db) {
+  for (int attempt = 0;; ++attempt) {
+    const int rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) return;
+    if (rc != SQLITE_BUSY || attempt == 100)
+      throw std::runtime_error(std::string(sqlite3_errmsg(db)) + " in 'PRAGMA journal_mode=WAL'");
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
 }  // namespace
 
 std::string StudyKey::key() const {
@@ -109,7 +124,7 @@ Database::Database(const std::string& path) : path_(path) {
   }
   sqlite3_busy_timeout(db_, 10000);
   try {
-    exec("PRAGMA journal_mode=WAL");
+    enable_wal(db_);
     exec("PRAGMA foreign_keys=ON");
     migrate();
   } catch (const std::exception& e) {
@@ -124,7 +139,7 @@ Database::~Database() { sqlite3_close(db_); }
 void Database::exec(const std::string& sql) const {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    const std::string msg = err ? err : "unknown error";
+    const std::string msg = std::string(err ? err : "unknown error") + " in '" + sql.substr(0, 40) + "'";
     sqlite3_free(err);
     throw std::runtime_error(msg);
   }
