@@ -102,6 +102,14 @@ TEST(SearchSettings, DefaultsFileLoadsAndBadValueIsNamed) {
   EXPECT_NE(msg.find("expected an integer"), std::string::npos) << msg;
 }
 
+TEST(SearchSettings, BatchRangeMinAboveMaxIsNamed) {
+  const auto dir = temp_dir("settings");
+  const std::string path = write_file(dir / "s.yaml", "min_batch_size: 16\nmax_batch_size: 8\n");
+  const std::string msg = error_of([&] { load_search_settings(path); });
+  EXPECT_NE(msg.find("min_batch_size"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("16 and 8"), std::string::npos) << msg;
+}
+
 TEST(Instance, ProfileNarrowsDetectedMachine) {
   Instance detected = detect_cpu_instance();
   EXPECT_GE(detected.threads, 1);

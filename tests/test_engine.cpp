@@ -86,6 +86,18 @@ TEST_F(EngineFixture, RangeCapIsMarked) {
   EXPECT_TRUE(summary.backends[0].best->batch_capped_by_range);
 }
 
+// A fixed batch (min = max, as configs/side-by-side.yaml sets it): one throughput trial at that size, then the rates.
+TEST_F(EngineFixture, MinBatchSizeStartsTheRamp) {
+  Database db((dir / "t.db").string());
+  int calls = 0;
+  settings.min_batch_size = settings.max_batch_size = 8;
+  request.backends = {"eager"};
+  const auto summary = search(db, &calls);
+  ASSERT_TRUE(summary.backends[0].best.has_value());
+  EXPECT_EQ(summary.backends[0].best->batch_size, 8);
+  EXPECT_EQ(calls, 1 + 4);  // batch 8 only, then four learning rates
+}
+
 TEST_F(EngineFixture, CompileErrorIsRecordedAndSearchGoesOn) {
   Database db((dir / "t.db").string());
   int calls = 0;

@@ -186,6 +186,7 @@ BestConfig SearchEngine::best_config(const SearchRequest& request, const Stage& 
 TunerSpace SearchEngine::batch_space(const SearchRequest& request) const {
   TunerSpace space;
   space.objective = StageObjective::throughput;
+  space.min_batch_size = settings_.min_batch_size;
   space.max_batch_size = settings_.max_batch_size;
   space.reference_learning_rate = settings_.ramp_learning_rate;
   space.memory_limit_bytes = static_cast<int64_t>(request.instance.memory_bytes * settings_.memory_fraction);

@@ -38,7 +38,11 @@ SearchSettings load_search_settings(const std::string& file) {
   const YAML::Node root = load_yaml_file(file);
   SearchSettings s;
   read_duration(root, "budget", s.budget_seconds, file);
+  read_yaml_key(root, "min_batch_size", s.min_batch_size, file);
   read_yaml_key(root, "max_batch_size", s.max_batch_size, file);
+  if (s.min_batch_size < 1 || s.max_batch_size < s.min_batch_size)
+    throw std::invalid_argument(file + ": keys 'min_batch_size', 'max_batch_size': expected 1 <= min <= max, got " +
+                                std::to_string(s.min_batch_size) + " and " + std::to_string(s.max_batch_size));
   read_yaml_key(root, "min_throughput_gain", s.min_throughput_gain, file);
   read_yaml_key(root, "ramp_learning_rate", s.ramp_learning_rate, file);
   read_yaml_key(root, "learning_rates", s.learning_rates, file);

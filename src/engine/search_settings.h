@@ -9,6 +9,7 @@ namespace tune {
 
 struct SearchSettings {
   double budget_seconds = 1200;      // default wall-clock budget of `tune --model`
+  int min_batch_size = 1;            // the batch range [min, max]; the batch ramp starts at min and doubles
   int max_batch_size = 64;
   double min_throughput_gain = 0.05;
   double ramp_learning_rate = 1e-4;
