@@ -7,6 +7,7 @@
 
 #include "data/classification_csv.h"
 #include "data/text_corpus.h"
+#include "data/token_cache.h"
 #include "data/tokenizer.h"
 
 namespace tune {
@@ -74,9 +75,11 @@ TrainingData load_training_data(const TrialSpec& spec, std::string* description)
     if (description) *description += "; " + tokenizer->describe();
     return data;
   }
-  data.stream = tokenizer->encode(corpus.text);
+  bool cached = false;
+  data.stream = cached_encode(*tokenizer, spec.tokenizer_dir, corpus, tune_cache_dir(), &cached);
   if (description)
-    *description = "corpus " + corpus.source + " (" + std::to_string(data.stream.size()) + " tokens); " +
+    *description = "corpus " + corpus.source + " (" + std::to_string(data.stream.size()) + " tokens" +
+                   (cached ? ", from the token cache " + tune_cache_dir() : "") + "); " +
                    tokenizer->describe();
   return data;
 }

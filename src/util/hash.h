@@ -7,8 +7,11 @@
 
 namespace tune {
 
-inline uint64_t stable_hash_value(const std::string& text) {
-  uint64_t h = 1469598103934665603ULL;
+constexpr uint64_t kStableHashSeed = 1469598103934665603ULL;
+
+// Continues a hash over more text: stable_hash_update(stable_hash_update(kStableHashSeed, a), b) is the
+// hash of a + b, without building that string (a corpus is megabytes).
+inline uint64_t stable_hash_update(uint64_t h, const std::string& text) {
   for (unsigned char c : text) {
     h ^= c;
     h *= 1099511628211ULL;
@@ -16,10 +19,14 @@ inline uint64_t stable_hash_value(const std::string& text) {
   return h;
 }
 
-inline std::string stable_hash(const std::string& text) {
+inline uint64_t stable_hash_value(const std::string& text) { return stable_hash_update(kStableHashSeed, text); }
+
+inline std::string stable_hash_hex(uint64_t h) {
   char buf[17];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(stable_hash_value(text)));
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;
 }
+
+inline std::string stable_hash(const std::string& text) { return stable_hash_hex(stable_hash_value(text)); }
 
 }  // namespace tune

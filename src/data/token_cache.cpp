@@ -1,0 +1,108 @@
+// On-disk cache of tokenized corpora: key from tokenizer and text, a small header (magic, count, key) and the
+// ids as int32; anything that does not read back whole is treated as absent.
+#include "data/token_cache.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "util/hash.h"
+
+namespace fs = std::filesystem;
+
+namespace tune {
+namespace {
+
+constexpr char kMagic[8] = {'t', 'u', 'n', 'e', 't', 'o', 'k', '1'};  // bump with any change of layout or key
+
+std::string file_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// The tokenizer folder's files in name order, by name and content.
+uint64_t hash_tokenizer_files(uint64_t h, const std::string& dir) {
+  if (dir.empty()) return h;
+  std::vector<fs::path> files;
+  for (const auto& entry : fs::directory_iterator(dir))
+    if (entry.is_regular_file()) files.push_back(entry.path());
+  std::sort(files.begin(), files.end());
+  for (const auto& file : files) h = stable_hash_update(stable_hash_update(h, file.filename().string() + '\0'), file_text(file));
+  return h;
+}
+
+std::vector<int64_t> read_entry(const fs::path& path, const std::string& key) {
+  std::ifstream in(path, std::ios::binary);
+  char magic[sizeof kMagic];
+  uint64_t count = 0;
+  std::string stored_key(key.size(), '\0');
+  if (!in.read(magic, sizeof magic) || !std::equal(magic, magic + sizeof magic, kMagic)) return {};
+  if (!in.read(stored_key.data(), static_cast<std::streamsize>(stored_key.size())) || stored_key != key) return {};
+  if (!in.read(reinterpret_cast<char*>(&count), sizeof count) || count == 0) return {};
+  std::vector<int32_t> ids(count);
+  if (!in.read(reinterpret_cast<char*>(ids.data()), static_cast<std::streamsize>(count * sizeof(int32_t)))) return {};
+  if (in.peek() != std::char_traits<char>::eof()) return {};  // trailing bytes: not what we wrote
+  return std::vector<int64_t>(ids.begin(), ids.end());
+}
+
+// Ids beyond int32 are never cached (no vocabulary is that large; the entry would not read back equal).
+void write_entry(const fs::path& path, const std::string& key, const std::vector<int64_t>& ids) {
+  if (ids.empty() || std::any_of(ids.begin(), ids.end(), [](int64_t id) { return id < 0 || id > INT32_MAX; })) return;
+  std::error_code ec;
+  fs::create_directories(path.parent_path(), ec);
+  const fs::path tmp = path.string() + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary);
+    const std::vector<int32_t> narrow(ids.begin(), ids.end());
+    const uint64_t count = narrow.size();
+    out.write(kMagic, sizeof kMagic).write(key.data(), static_cast<std::streamsize>(key.size()));
+    out.write(reinterpret_cast<const char*>(&count), sizeof count);
+    out.write(reinterpret_cast<const char*>(narrow.data()), static_cast<std::streamsize>(count * sizeof(int32_t)));
+    if (!out) {
+      fs::remove(tmp, ec);
+      return;
+    }
+  }
+  fs::rename(tmp, path, ec);
+  if (ec) fs::remove(tmp, ec);
+}
+
+}  // namespace
+
+std::string tune_cache_dir() {
+  if (const char* dir = std::getenv("TUNE_CACHE_DIR"); dir && *dir) return dir;
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (fs::path(xdg) / "tune").string();
+  if (const char* home = std::getenv("HOME"); home && *home) return (fs::path(home) / ".cache" / "tune").string();
+  return "";
+}
+
+std::string token_cache_key(const Tokenizer& tokenizer, const std::string& tokenizer_dir, const Corpus& corpus) {
+  uint64_t h = stable_hash_update(kStableHashSeed, std::string(kMagic, sizeof kMagic) + tokenizer.describe() + '\0');
+  h = hash_tokenizer_files(h, tokenizer_dir);
+  h = stable_hash_update(h, std::to_string(corpus.text.size()) + '\0');
+  return stable_hash_hex(stable_hash_update(h, corpus.text));
+}
+
+std::vector<int64_t> cached_encode(const Tokenizer& tokenizer, const std::string& tokenizer_dir, const Corpus& corpus,
+                                   const std::string& cache_dir, bool* hit) {
+  if (hit) *hit = false;
+  if (cache_dir.empty()) return tokenizer.encode(corpus.text);
+  const std::string key = token_cache_key(tokenizer, tokenizer_dir, corpus);
+  const fs::path path = fs::path(cache_dir) / "tokens" / (key + ".ids");
+  std::vector<int64_t> ids = read_entry(path, key);
+  if (!ids.empty()) {
+    if (hit) *hit = true;
+    return ids;
+  }
+  ids = tokenizer.encode(corpus.text);
+  write_entry(path, key, ids);
+  return ids;
+}
+
+}  // namespace tune
