@@ -1,6 +1,7 @@
 // Decides each metric of a regression run against the reference. Policy (configs/ci.yaml explains it):
-// the compiled-over-native speedup, measured interleaved in one run, gates CI when it drops significantly
-// by at least min_effect; throughput gates only on the same instance and beyond absolute_max_drop; the
+// the compiled-over-native speedup, measured in paired blocks within each trial process, gates CI when it drops
+// significantly by at least min_effect; throughput gates only on the same instance and beyond absolute_max_drop,
+// or for the native backend when it is slower by min_effect while a compiled speedup rose as much; the
 // seeded loss gates beyond loss_tolerance; a trial that broke (compile error, crash, divergence) gates,
 // one that could not run here (timeout, out of memory, invalid spec) makes the check inconclusive.
 #include "report/regression_report.h"
@@ -20,11 +21,11 @@ double median(std::vector<double> xs) {
   return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
 }
 
-// log(native / compiled) of each repeat: both were timed seconds apart, in the same round.
-std::vector<double> log_speedups(const BackendSamples& native, const BackendSamples& compiled) {
+// log of each repeat's paired speedup: one sample per trial process, as the ratios of one process share
+// its state (layout, frequency) and would understate the spread between processes if pooled.
+std::vector<double> log_speedups(const BackendSamples& compiled) {
   std::vector<double> out;
-  for (size_t i = 0; i < std::min(native.step_times.size(), compiled.step_times.size()); ++i)
-    out.push_back(std::log(native.step_times[i] / compiled.step_times[i]));
+  for (double s : compiled.speedups) out.push_back(std::log(s));
   return out;
 }
 
@@ -48,15 +49,14 @@ RegressionLine shift_line(const std::vector<double>& reference, const std::vecto
   return line;
 }
 
-RegressionLine speedup_line(const ModelSamples& ref, const ModelSamples& cur, const std::string& native,
-                            const std::string& compiled, const RegressionThresholds& t) {
-  const auto r = log_speedups(*ref.find(native), *ref.find(compiled));
-  const auto n = log_speedups(*cur.find(native), *cur.find(compiled));
+RegressionLine speedup_line(const BackendSamples& ref, const BackendSamples& cur, const std::string& native,
+                            const RegressionThresholds& t) {
+  const auto r = log_speedups(ref), n = log_speedups(cur);
   const ShiftEstimate e = estimate_shift(r, n, t.significance);
   RegressionLine line = shift_line(r, n, e);
   const ShiftVerdict v = judge_shift(e, t.min_effect);
   line.verdict = v == ShiftVerdict::worse ? "regression" : v == ShiftVerdict::better ? "improved" : "ok";
-  line.note = "over " + native + ", interleaved";
+  line.note = "over " + native + ", paired blocks in each process";
   return line;
 }
 
@@ -118,10 +118,25 @@ void compare_backend(const ModelSamples& ref, const ModelSamples& cur, const Bac
     report.lines.push_back(line);
   };
   const BackendSamples* native = cur.find(c.native_backend);
-  if (b.backend != c.native_backend && native && native->status == "ok")
-    add(speedup_line(ref, cur, c.native_backend, b.backend, c.thresholds), "speedup");
+  if (b.backend != c.native_backend && native && native->status == "ok" && !b.speedups.empty())
+    add(speedup_line(*r, b, c.native_backend, c.thresholds), "speedup");
   add(throughput_line(*r, b, c, same_instance), "throughput");
   add(loss_line(*r, b, c.thresholds.loss_tolerance), "loss");
+}
+
+// A slower native backend raises every compiled speedup, which alone reads as an improvement. On the same
+// instance the native throughput tells the two apart: when it dropped significantly by min_effect ("slower")
+// while a compiled speedup of that model rose as much ("improved"), the native backend regressed.
+void blame_native_slowdown(RegressionReport& report, const std::string& native) {
+  for (auto& line : report.lines) {
+    if (line.backend != native || line.metric != "throughput" || line.verdict != "slower") continue;
+    const bool speedup_rose = std::any_of(report.lines.begin(), report.lines.end(), [&](const RegressionLine& l) {
+      return l.model == line.model && l.metric == "speedup" && l.verdict == "improved";
+    });
+    if (!speedup_rose) continue;
+    line.verdict = "regression";
+    line.note = "slower while the compiled speedup rose: the native backend regressed";
+  }
 }
 
 }  // namespace
@@ -149,7 +164,8 @@ std::vector<std::string> reference_problems(const RegressionRun& reference, cons
     }
     for (const auto& backend : config.backends()) {
       const BackendSamples* b = m->find(backend);
-      if (!b || b->status != "ok" || b->step_times.size() < 2)
+      const bool compiled = backend != config.native_backend;
+      if (!b || b->status != "ok" || b->step_times.size() < 2 || (compiled && b->speedups.size() < 2))
         problems.push_back("the reference has no usable samples for " + model + " " + backend);
     }
   }
@@ -173,6 +189,7 @@ RegressionReport compare_runs(const RegressionRun& reference, const std::string&
     if (!ref) report.problems.push_back("the reference has no model '" + cur.model + "'");
     else for (const auto& b : cur.backends) compare_backend(*ref, cur, b, config, same_instance, report);
   }
+  blame_native_slowdown(report, config.native_backend);
   return report;
 }
 
