@@ -86,27 +86,27 @@ TEST(RegressionReport, CompiledSlowdownIsARegressionEvenOnAFasterMachine) {
   EXPECT_NE(md.str().find("**REGRESSION**"), std::string::npos) << md.str();
 }
 
-TEST(RegressionReport, SlowerNativeBackendOnTheSameInstanceIsARegression) {
+// A native slowdown raises the speedup: reported as such, with the reading the native throughput favours,
+// but not gated (absolute CPU time drifts between runs as much as the slowdown; configs/ci.yaml).
+TEST(RegressionReport, SlowerNativeBackendShowsAsARisenSpeedupWithANote) {
   const auto c = one_model_config();
   // eager 10% slower, jit unchanged; per-process noise 2% (CPU time on one instance).
   const auto report =
       compare_runs(synthetic_run(c, 1.5, 1, 1.0, 0.02), "ref.json", synthetic_run(c, 1.5, 2, 1.0, 0.02, 1.10), c);
-  EXPECT_EQ(line_of(report, "jit", "speedup")->verdict, "improved");
-  EXPECT_EQ(line_of(report, "jit", "throughput")->verdict, "ok");
-  EXPECT_EQ(line_of(report, "eager", "throughput")->verdict, "regression");
-  EXPECT_EQ(report.exit_code(), 1);
+  const auto* speedup = line_of(report, "jit", "speedup");
+  EXPECT_EQ(speedup->verdict, "improved");
+  EXPECT_NEAR(speedup->change, 0.10, 0.04);
+  EXPECT_EQ(line_of(report, "eager", "throughput")->verdict, "slower");
+  EXPECT_NE(speedup->note.find("likely a eager slowdown"), std::string::npos) << speedup->note;
+  EXPECT_EQ(report.exit_code(), 0);
 
-  // A faster jit alone: the speedup rises but eager keeps its pace, so nothing is blamed.
+  // A faster jit alone: the speedup rises but eager keeps its pace.
   const auto better = compare_runs(synthetic_run(c, 1.5, 1, 1.0, 0.02), "ref.json",
                                    synthetic_run(c, 1.5 * 1.10, 2, 1.0, 0.02), c);
   EXPECT_EQ(line_of(better, "jit", "speedup")->verdict, "improved");
   EXPECT_EQ(line_of(better, "eager", "throughput")->verdict, "ok");
+  EXPECT_NE(line_of(better, "jit", "speedup")->note.find("or a eager slowdown"), std::string::npos);
   EXPECT_EQ(better.exit_code(), 0);
-
-  // The same slower eager on another instance: throughput only informs, so the rise is not blamed on eager.
-  auto elsewhere = synthetic_run(c, 1.5, 2, 1.0, 0.02, 1.10);
-  elsewhere.instance_fingerprint = "cpu:other|1 threads";
-  EXPECT_EQ(compare_runs(synthetic_run(c, 1.5, 1, 1.0, 0.02), "ref.json", elsewhere, c).exit_code(), 0);
 }
 
 TEST(RegressionReport, ThroughputOnAnotherInstanceOnlyInforms) {

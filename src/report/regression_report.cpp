@@ -1,7 +1,7 @@
 // Decides each metric of a regression run against the reference. Policy (configs/ci.yaml explains it):
 // the compiled-over-native speedup, measured in paired blocks within each trial process, gates CI when it drops
-// significantly by at least min_effect; throughput gates only on the same instance and beyond absolute_max_drop,
-// or for the native backend when it is slower by min_effect while a compiled speedup rose as much; the
+// significantly by at least min_effect; throughput gates only on the same instance and beyond absolute_max_drop
+// (a native slowdown shows as a risen speedup, noted but not gated: see note_native_slowdown); the
 // seeded loss gates beyond loss_tolerance; a trial that broke (compile error, crash, divergence) gates,
 // one that could not run here (timeout, out of memory, invalid spec) makes the check inconclusive.
 #include "report/regression_report.h"
@@ -124,18 +124,19 @@ void compare_backend(const ModelSamples& ref, const ModelSamples& cur, const Bac
   add(loss_line(*r, b, c.thresholds.loss_tolerance), "loss");
 }
 
-// A slower native backend raises every compiled speedup, which alone reads as an improvement. On the same
-// instance the native throughput tells the two apart: when it dropped significantly by min_effect ("slower")
-// while a compiled speedup of that model rose as much ("improved"), the native backend regressed.
-void blame_native_slowdown(RegressionReport& report, const std::string& native) {
+// A slower native backend raises every compiled speedup, which alone reads as an improvement. The native
+// throughput could tell the two apart, but not reliably enough to gate: on the dev VM its absolute CPU time
+// drifted 4-9% between runs (configs/ci.yaml), so a faster compiled step on a slower runner would be blamed
+// on the native one. The report says which reading the throughput favours; the verdicts stay informative.
+void note_native_slowdown(RegressionReport& report, const std::string& native) {
   for (auto& line : report.lines) {
-    if (line.backend != native || line.metric != "throughput" || line.verdict != "slower") continue;
-    const bool speedup_rose = std::any_of(report.lines.begin(), report.lines.end(), [&](const RegressionLine& l) {
-      return l.model == line.model && l.metric == "speedup" && l.verdict == "improved";
+    if (line.metric != "speedup" || line.verdict != "improved") continue;
+    const auto native_line = std::find_if(report.lines.begin(), report.lines.end(), [&](const RegressionLine& l) {
+      return l.model == line.model && l.backend == native && l.metric == "throughput";
     });
-    if (!speedup_rose) continue;
-    line.verdict = "regression";
-    line.note = "slower while the compiled speedup rose: the native backend regressed";
+    const bool native_slower = native_line != report.lines.end() && native_line->verdict == "slower";
+    line.note += native_slower ? "; " + native + " throughput dropped too: likely a " + native + " slowdown"
+                               : "; or a " + native + " slowdown: see its throughput";
   }
 }
 
@@ -189,7 +190,7 @@ RegressionReport compare_runs(const RegressionRun& reference, const std::string&
     if (!ref) report.problems.push_back("the reference has no model '" + cur.model + "'");
     else for (const auto& b : cur.backends) compare_backend(*ref, cur, b, config, same_instance, report);
   }
-  blame_native_slowdown(report, config.native_backend);
+  note_native_slowdown(report, config.native_backend);
   return report;
 }
 
