@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 
 #include "report/regression_run.h"
 #include "trial/paired_trial.h"
@@ -89,9 +90,13 @@ TEST(PairedTrial, InjectedSlowdownOfOneBackendShowsInTheBlockRatios) {
   ASSERT_EQ(slowed.status, TrialStatus::ok) << slowed.error_message;
   EXPECT_EQ(slowed.paired[0].inject_slowdown, 0);
   EXPECT_EQ(slowed.paired[1].inject_slowdown, 0.5);
-  // CPU time burnt after each jit step: jit blocks take 1.5x what they took, eager blocks the same.
-  EXPECT_NEAR(median_ratio(slowed.paired[0], slowed.paired[1]) / median_ratio(clean.paired[0], clean.paired[1]), 1.5,
-              0.2);
+  // CPU time burnt after each jit step: jit blocks take 1.5x what they took, eager blocks the same. Seen here:
+  // 1.47-1.66, ~1.57 on average (each median of 16 noisy block ratios moves a few %, and the burn loop's
+  // clock reads seem to cost the next step a little: 10% injected in tune regress read as 9.4% on average).
+  const double seen = median_ratio(slowed.paired[0], slowed.paired[1]) / median_ratio(clean.paired[0], clean.paired[1]);
+  std::printf("jit block time, 50%% injected: x%.3f\n", seen);
+  EXPECT_GT(seen, 1.3);
+  EXPECT_LT(seen, 1.8);
   EXPECT_EQ(slowed.paired[1].losses, clean.paired[1].losses) << "the slowdown burns time, not numerics";
 }
 
