@@ -135,8 +135,8 @@ void note_native_slowdown(RegressionReport& report, const std::string& native) {
       return l.model == line.model && l.backend == native && l.metric == "throughput";
     });
     const bool native_slower = native_line != report.lines.end() && native_line->verdict == "slower";
-    line.note += native_slower ? "; " + native + " throughput dropped too: likely a " + native + " slowdown"
-                               : "; or a " + native + " slowdown: see its throughput";
+    line.note += native_slower ? "; " + native + " throughput dropped too: likely a slower " + native
+                               : "; or a slower " + native + ": see its throughput";
   }
 }
 
