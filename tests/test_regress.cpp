@@ -1,7 +1,7 @@
 // `tune regress` end to end on bert-tiny with the CI settings (configs/ci.yaml): record a reference, a rerun of
-// the same code passes (exit 0), the same rerun with jit made 50% slower (test-only --inject-slowdown) fails
-// (exit 1); and what keeps it from running exits 2 before any trial. 50%, not 15%: beside parallel builds on
-// 2 cores the per-repeat noise reaches ~10%, where 15% is caught only about two times in three.
+// the same code passes (exit 0), the same rerun with jit made 10% slower (test-only --inject-slowdown) fails
+// (exit 1): the issue's "real 10% slowdown of one backend". And what keeps it from running exits 2 before any
+// trial. Paired blocks within each process keep the per-process speedup's spread near 1-2% (configs/ci.yaml).
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -35,14 +35,14 @@ TEST(Regress, CatchesAnInjectedSlowdownAndPassesTheRerun) {
   EXPECT_EQ(clean.exit_code, 0) << clean.output;
   EXPECT_NE(clean.output.find("## tune regress: no regression"), std::string::npos) << clean.output;
 
-  const auto slowed = tune_cli(common + " --inject-slowdown jit=0.5 --json " + (dir / "slowed.json").string());
+  const auto slowed = tune_cli(common + " --inject-slowdown jit=0.1 --json " + (dir / "slowed.json").string());
   EXPECT_EQ(slowed.exit_code, 1) << slowed.output;
   EXPECT_NE(slowed.output.find("## tune regress: REGRESSION"), std::string::npos) << slowed.output;
   const auto line = jit_speedup((dir / "slowed.json").string());
   ASSERT_FALSE(line.is_null());
   EXPECT_EQ(line["verdict"], "regression");
-  // 50% more step time is a speedup of 1/1.5 - 1 = -33%; the estimate lands near it.
-  EXPECT_NEAR(line["change"].get<double>(), 1 / 1.5 - 1, 0.15) << slowed.output;
+  // 10% more step time is a speedup of 1/1.1 - 1 = -9.1%; the estimate lands near it.
+  EXPECT_NEAR(line["change"].get<double>(), 1 / 1.1 - 1, 0.04) << slowed.output;
   EXPECT_EQ(jit_speedup((dir / "clean.json").string())["verdict"], "ok");
 }
 
@@ -53,7 +53,7 @@ TEST(Regress, WhatKeepsItFromRunningExitsTwo) {
   EXPECT_NE(r.output.find("missing.json"), std::string::npos) << r.output;
 
   const std::string stale = testing::write_file(
-      dir / "stale.json", R"({"schema_version": 1, "settings": {"batch_size": 99}, "models": []})");
+      dir / "stale.json", R"({"schema_version": 2, "settings": {"batch_size": 99}, "models": []})");
   r = tune_cli("regress --models bert-tiny --reference " + stale);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("other settings"), std::string::npos) << r.output;
@@ -62,6 +62,9 @@ TEST(Regress, WhatKeepsItFromRunningExitsTwo) {
   r = tune_cli("regress --models bert-tiny --inject-slowdown tvm=0.1 --reference " + stale);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("'tvm=0.1'"), std::string::npos) << r.output;
+  r = tune_cli("regress --models bert-tiny --inject-slowdown jit=0.1 --inject-slowdown eager=0.1 --reference " + stale);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("expected one BACKEND=SHARE"), std::string::npos) << r.output;
   r = tune_cli("regress --record --inject-slowdown jit=0.1 --reference " + (dir / "x.json").string());
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("must not hold an injected slowdown"), std::string::npos) << r.output;

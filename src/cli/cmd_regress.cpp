@@ -46,6 +46,9 @@ std::map<std::string, double> parse_slowdowns(const std::vector<std::string>& te
                                   join(backends) + " and SHARE in (0, 10], e.g. jit=0.15");
     out[backend] = share;
   }
+  if (out.size() > 1)  // a paired trial slows one backend (TrialSpec::slowed_backend)
+    throw std::invalid_argument("--inject-slowdown given for " + std::to_string(out.size()) +
+                                " backends: expected one BACKEND=SHARE");
   return out;
 }
 
@@ -87,7 +90,8 @@ RegressionRunContext context_from(const po::variables_map& vm, const RegressionC
 
 RegressionRun measure(const RegressionConfig& config, const RegressionRunContext& context) {
   std::cerr << "tune regress: " << config.models.size() << " model(s) x " << join(config.backends()) << ", "
-            << config.repeats << " repeats, trials in " << context.runs_dir << "\n";
+            << config.repeats << " paired trial processes per model (" << config.rounds << " rounds of "
+            << config.block_steps << " steps per backend), trials in " << context.runs_dir << "\n";
   return measure_regression_set(config, context);
 }
 

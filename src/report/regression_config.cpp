@@ -50,7 +50,8 @@ void check_ranges(const RegressionConfig& c, const std::string& file) {
   if (std::find(compiled.begin(), compiled.end(), c.native_backend) != compiled.end())
     throw std::invalid_argument(file + ": backend '" + c.native_backend + "' is both native and compiled");
   require(c.repeats >= 4, file, "repeats", "at least 4 (fewer can never be significant)", c.repeats);
-  require(c.steps >= 1, file, "steps", "at least 1", c.steps);
+  require(c.rounds >= 1, file, "rounds", "at least 1", c.rounds);
+  require(c.block_steps >= 1, file, "block_steps", "at least 1", c.block_steps);
   require(c.warmup_steps >= 1, file, "warmup_steps", "at least 1", c.warmup_steps);
   require(c.batch_size >= 1, file, "batch_size", "at least 1", c.batch_size);
   require(c.seq_len >= 1, file, "seq_len", "at least 1", c.seq_len);
@@ -69,7 +70,8 @@ std::vector<std::string> RegressionConfig::backends() const {
 nlohmann::json RegressionConfig::measurement_settings() const {
   return {{"native_backend", native_backend}, {"precision", precision}, {"seq_len", seq_len},
           {"batch_size", batch_size}, {"threads", threads}, {"step_clock", step_clock}, {"corpus", corpus},
-          {"learning_rate", learning_rate}, {"seed", seed}, {"warmup_steps", warmup_steps}, {"steps", steps}};
+          {"learning_rate", learning_rate}, {"seed", seed}, {"warmup_steps", warmup_steps}, {"rounds", rounds},
+          {"block_steps", block_steps}};
 }
 
 std::string default_regression_config_path() { return (std::filesystem::path(configs_dir()) / "ci.yaml").string(); }
@@ -93,7 +95,8 @@ RegressionConfig load_regression_config(const std::string& file) {
   read_yaml_key(root, "seed", seed, file);
   c.seed = static_cast<uint64_t>(seed);
   read_yaml_key(root, "warmup_steps", c.warmup_steps, file);
-  read_yaml_key(root, "steps", c.steps, file);
+  read_yaml_key(root, "rounds", c.rounds, file);
+  read_yaml_key(root, "block_steps", c.block_steps, file);
   read_yaml_key(root, "repeats", c.repeats, file);
   read_yaml_key(root, "trial_timeout_seconds", c.trial_timeout_seconds, file);
   read_thresholds(root["thresholds"], c.thresholds, file);

@@ -1,4 +1,4 @@
-// The regression set `tune regress` measures (configs/ci.yaml): models, backends, trial shape, repeats,
+// The regression set `tune regress` measures (configs/ci.yaml): models, backends, paired-trial shape, repeats,
 // and the thresholds it decides with. The same settings are recorded with a reference, to refuse mismatches.
 #pragma once
 #include <string>
@@ -28,8 +28,9 @@ struct RegressionConfig {
   double learning_rate = 1e-3;
   uint64_t seed = 0;
   int warmup_steps = 3;
-  int steps = 20;                   // timed steps per trial; the loss after warmup + steps is compared
-  int repeats = 8;                  // interleaved trials per backend and model
+  int rounds = 32;                  // paired blocks per backend in each trial process (A B, B A, ...)
+  int block_steps = 4;              // steps per block; the loss after warmup + rounds * block_steps is compared
+  int repeats = 8;                  // trial processes per model, each one sample of each speedup
   double trial_timeout_seconds = 120;
   RegressionThresholds thresholds;
 

@@ -33,14 +33,15 @@ void write_header(std::ostream& out, const RegressionReport& r) {
       << "- reference: `" << r.reference_path << "`, recorded " << ref.created << " on `" << ref.instance_fingerprint
       << "` (tune " << ref.tune_version << ", libtorch " << ref.libtorch_version << ")\n"
       << "- current: " << r.current_created << " on `" << r.current_instance << "`\n"
-      << strf("- each model: %d interleaved repeats per backend; a trial is %d warm-up + %d timed steps (%s time), "
-              "batch %d, seq %d, %s, %d thread(s)\n",
-              c.repeats, c.warmup_steps, c.steps, c.step_clock.c_str(), c.batch_size, c.seq_len, c.precision.c_str(),
-              c.threads)
+      << strf("- each model: %d trial processes; in each, every backend has its own model copy and runs %d warm-up "
+              "steps, then %d rounds of alternating %d-step blocks (%s time); a speedup sample is a process's median "
+              "block ratio; batch %d, seq %d, %s, %d thread(s)\n",
+              c.repeats, c.warmup_steps, c.rounds, c.block_steps, c.step_clock.c_str(), c.batch_size, c.seq_len,
+              c.precision.c_str(), c.threads)
       << strf("- gates: speedup drop >= %.0f%% and significant (alpha %.2g); loss off by > %.2g; throughput drop "
-              ">= %.0f%% on the same instance; a trial that broke\n\n",
+              ">= %.0f%% on the same instance; a trial that broke. A risen speedup may be a slower %s: not gated\n\n",
               100 * c.thresholds.min_effect, c.thresholds.significance, c.thresholds.loss_tolerance,
-              100 * c.thresholds.absolute_max_drop);
+              100 * c.thresholds.absolute_max_drop, c.native_backend.c_str());
 }
 
 }  // namespace

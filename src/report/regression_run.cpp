@@ -1,6 +1,5 @@
-// Measures the regression set with real trial processes, interleaved per repeat and alternating the order
-// (native first on even repeats, last on odd ones) so drift and warm caches favour no backend;
-// reads and writes the run as the JSON reference.
+// Measures the regression set with paired trial processes (trial/paired_trial.h), one per model and repeat,
+// each giving one paired speedup per compiled backend; reads and writes the run as the JSON reference.
 #include "report/regression_run.h"
 
 #include <algorithm>
@@ -25,13 +24,23 @@ std::string utc_now() {
   return buf;
 }
 
-// A trial that runs exactly warmup + steps steps: the stopping rule never ends timing early, so the
-// loss after the last step is comparable between runs.
-TrialSpec spec_for(const RegressionConfig& c, const ModelConfig& model, const std::string& backend,
-                   const RegressionRunContext& context) {
+double median(std::vector<double> xs) {
+  std::sort(xs.begin(), xs.end());
+  const size_t n = xs.size();
+  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
+}
+
+// The trial of one repeat: every backend still running, warmup + rounds * block_steps steps each and no
+// stopping rule, so the loss after the last step is comparable between runs.
+TrialSpec paired_spec(const RegressionConfig& c, const ModelConfig& model, const std::vector<std::string>& backends,
+                      const RegressionRunContext& context) {
   TrialSpec spec;
   spec.model = model;
-  spec.backend = backend;
+  spec.purpose = TrialPurpose::paired;
+  spec.backend = backends.front();
+  spec.paired_backends.assign(backends.begin() + 1, backends.end());
+  spec.paired_rounds = c.rounds;
+  spec.paired_block_steps = c.block_steps;
   spec.device = context.instance.device;
   spec.precision = c.precision;
   spec.seq_len = c.seq_len;
@@ -39,58 +48,95 @@ TrialSpec spec_for(const RegressionConfig& c, const ModelConfig& model, const st
   spec.learning_rate = c.learning_rate;
   spec.seed = c.seed;
   spec.warmup_steps = c.warmup_steps;
-  spec.min_measure_steps = spec.max_measure_steps = c.steps;
-  spec.measure_seconds = c.trial_timeout_seconds;
   spec.threads = c.threads > 0 ? c.threads : context.instance.threads;
   spec.corpus_path = c.corpus;
   spec.step_clock = c.step_clock;
   spec.timeout_seconds = c.trial_timeout_seconds;
-  if (auto it = context.inject_slowdown.find(backend); it != context.inject_slowdown.end())
-    spec.inject_slowdown = it->second;
+  for (const auto& backend : backends)
+    if (auto it = context.inject_slowdown.find(backend); it != context.inject_slowdown.end()) {
+      spec.slowed_backend = backend;
+      spec.inject_slowdown = it->second;
+    }
   return spec;
 }
 
-void record_trial(BackendSamples& samples, const TrialResult& result, const std::string& trial_dir) {
-  if (!result.ok() || result.losses.empty()) {
-    samples.status = result.ok() ? "crashed" : to_string(result.status);
-    samples.error = result.error_stage + ": " + result.error_message + " (trial folder " + trial_dir + ")";
-    return;
-  }
-  samples.step_times.push_back(result.step_time_median);
-  samples.losses.push_back(result.losses.back());
+void mark_failed(BackendSamples& samples, const std::string& status, const std::string& stage,
+                 const std::string& message, const std::string& trial_dir) {
+  samples.status = status;
+  samples.error = stage + ": " + message + " (trial folder " + trial_dir + ")";
 }
 
-// Native first on even repeats, last on odd ones.
-std::vector<size_t> round_order(size_t backends, int repeat) {
-  std::vector<size_t> order(backends);
-  for (size_t i = 0; i < backends; ++i) order[i] = i;
-  if (repeat % 2) std::reverse(order.begin(), order.end());
-  return order;
+void record_part(BackendSamples& samples, const PairedPart& part, const PairedPart& native, const std::string& dir) {
+  samples.inject_slowdown = part.inject_slowdown;
+  if (!part.ok() || part.losses.empty() || part.block_times.empty()) {
+    mark_failed(samples, part.ok() ? "crashed" : to_string(part.status), part.error_stage, part.error_message, dir);
+    return;
+  }
+  samples.step_times.push_back(median(part.block_times));
+  samples.losses.push_back(part.losses.back());
+  if (&part != &native) samples.speedups.push_back(paired_speedup(native.block_times, part.block_times));
+}
+
+// A process that ended without its parts (timeout, crash, out of memory) fails every backend it ran.
+void record_trial(ModelSamples& out, const std::vector<size_t>& running, const TrialResult& result,
+                  const std::string& dir) {
+  if (result.paired.size() != running.size()) {
+    const std::string status = result.ok() ? "crashed" : to_string(result.status);
+    for (size_t b : running) mark_failed(out.backends[b], status, result.error_stage, result.error_message, dir);
+    return;
+  }
+  const PairedPart& native = result.paired.front();
+  for (size_t i = 0; i < running.size() && (i == 0 || native.ok()); ++i)
+    record_part(out.backends[running[i]], result.paired[i], native, dir);
+}
+
+std::string progress_line(const ModelSamples& out, const std::vector<size_t>& running, const TrialResult& result,
+                          int repeat, int repeats) {
+  std::string line = strf("tune regress: %s repeat %d/%d: %s", out.model.c_str(), repeat + 1, repeats,
+                          to_string(result.status).c_str());
+  for (size_t i = 0; i < result.paired.size() && i < running.size(); ++i) {
+    const PairedPart& p = result.paired[i];
+    if (p.block_times.empty() || p.losses.empty()) continue;
+    line += strf("; %s %.3f ms, loss %.6f", p.backend.c_str(), 1e3 * median(p.block_times), p.losses.back());
+    if (i > 0) line += strf(", x%.3f", paired_speedup(result.paired.front().block_times, p.block_times));
+  }
+  return line + "\n";
+}
+
+// The backends of the set still running, native first; none once the native backend failed.
+std::vector<size_t> running_backends(const ModelSamples& out) {
+  std::vector<size_t> running;
+  if (out.backends.front().status != "ok") return running;
+  for (size_t b = 0; b < out.backends.size(); ++b)
+    if (out.backends[b].status == "ok") running.push_back(b);
+  return running;
 }
 
 ModelSamples measure_model(const RegressionConfig& c, const std::string& name, const RegressionRunContext& context) {
   const ModelConfig model = resolve_model(name);
   ModelSamples out{name, {}};
-  for (const auto& backend : c.backends()) out.backends.push_back({backend, {}, {}, "ok", "", 0});
+  for (const auto& backend : c.backends()) out.backends.push_back({backend, {}, {}, {}, "ok", "", 0});
   for (int repeat = 0; repeat < c.repeats; ++repeat) {
-    for (size_t b : round_order(out.backends.size(), repeat)) {
-      BackendSamples& samples = out.backends[b];
-      if (samples.status != "ok") continue;
-      const TrialSpec spec = spec_for(c, model, samples.backend, context);
-      samples.inject_slowdown = spec.inject_slowdown;
-      const std::string dir = (fs::path(context.runs_dir) / name / strf("r%02d-%s", repeat, samples.backend.c_str())).string();
-      const TrialResult result = run_trial_isolated(spec, context.tune_executable, dir);
-      record_trial(samples, result, dir);
-      if (context.progress)
-        *context.progress << strf("tune regress: %s %s repeat %d/%d: %s, step %.3f ms, loss %.6f\n", name.c_str(),
-                                  samples.backend.c_str(), repeat + 1, c.repeats, to_string(result.status).c_str(),
-                                  1e3 * result.step_time_median, result.losses.empty() ? 0.0 : result.losses.back());
-    }
+    const std::vector<size_t> running = running_backends(out);
+    if (running.size() < 2) break;  // nothing left to pair with the native backend
+    std::vector<std::string> backends;
+    for (size_t b : running) backends.push_back(out.backends[b].backend);
+    const std::string dir = (fs::path(context.runs_dir) / name / strf("r%02d", repeat)).string();
+    const TrialResult result = run_trial_isolated(paired_spec(c, model, backends, context), context.tune_executable, dir);
+    record_trial(out, running, result, dir);
+    if (context.progress) *context.progress << progress_line(out, running, result, repeat, c.repeats);
   }
   return out;
 }
 
 }  // namespace
+
+double paired_speedup(const std::vector<double>& native_blocks, const std::vector<double>& compiled_blocks) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < std::min(native_blocks.size(), compiled_blocks.size()); ++i)
+    if (native_blocks[i] > 0 && compiled_blocks[i] > 0) ratios.push_back(native_blocks[i] / compiled_blocks[i]);
+  return ratios.empty() ? 0.0 : median(ratios);
+}
 
 const BackendSamples* ModelSamples::find(const std::string& backend) const {
   for (const auto& b : backends)

@@ -1,5 +1,5 @@
-// One measurement of the regression set: per model, interleaved trials of the native and compiled backends
-// (eager, jit, jit, eager, ...), each repeat a real trial process. Saved as JSON it is the CI reference.
+// One measurement of the regression set: per model, `repeats` paired trial processes, each timing the native
+// and compiled backends in alternating blocks (eager, jit, jit, eager, ...). Saved as JSON it is the CI reference.
 #pragma once
 #include <map>
 #include <ostream>
@@ -13,12 +13,14 @@
 
 namespace tune {
 
-constexpr int kRegressionRunSchema = 1;
+// 2: paired trials (one process per repeat, every backend in it); speedups per repeat.
+constexpr int kRegressionRunSchema = 2;
 
 struct BackendSamples {
   std::string backend;
-  std::vector<double> step_times;  // steady-state median step time of each repeat, seconds, in run order
-  std::vector<double> losses;      // loss after warmup + steps of each repeat (seeded: should not vary)
+  std::vector<double> step_times;  // median block step time of each repeat (process), seconds, in run order
+  std::vector<double> speedups;    // compiled backends: each repeat's paired_speedup over the native backend
+  std::vector<double> losses;      // loss after warmup + rounds * block_steps of each repeat (seeded: should not vary)
   std::string status = "ok";       // the first failed trial's status (trial_status.h); "ok" when none failed
   std::string error;               // that trial's stage, message and folder
   double inject_slowdown = 0;      // TEST ONLY; never in a reference
@@ -53,8 +55,13 @@ struct RegressionRunContext {
   std::ostream* progress = nullptr;  // one line per trial when set
 };
 
-// Runs config.repeats rounds per model; a backend's failed trial ends that backend's rounds (its status
-// and error are kept). Throws std::invalid_argument for an unknown model name.
+// The speedup of `compiled` over `native` in one paired trial: the median over rounds of native block time /
+// compiled block time (rounds both ran). Each ratio compares blocks run back to back; the median is not
+// moved by one disturbed block. 0 when no round holds both.
+double paired_speedup(const std::vector<double>& native_blocks, const std::vector<double>& compiled_blocks);
+
+// Runs config.repeats paired trials per model; a backend that fails is left out of the later ones (its status
+// and error are kept); a failed native backend ends the model. Throws std::invalid_argument for an unknown model.
 RegressionRun measure_regression_set(const RegressionConfig& config, const RegressionRunContext& context);
 
 // Reads a reference written by write_regression_run. Throws std::invalid_argument naming the file when it
@@ -62,8 +69,8 @@ RegressionRun measure_regression_set(const RegressionConfig& config, const Regre
 RegressionRun read_regression_run(const std::string& path);
 void write_regression_run(const std::string& path, const RegressionRun& run);
 
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BackendSamples, backend, step_times, losses, status, error,
-                                                inject_slowdown)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BackendSamples, backend, step_times, speedups, losses, status,
+                                                error, inject_slowdown)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ModelSamples, model, backends)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RegressionRun, schema_version, created, tune_version,
                                                 libtorch_version, instance_fingerprint, settings, repeats, models)

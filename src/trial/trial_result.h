@@ -11,6 +11,27 @@
 
 namespace tune {
 
+NLOHMANN_JSON_SERIALIZE_ENUM(TrialStatus, {{TrialStatus::ok, "ok"}, {TrialStatus::oom, "oom"},
+    {TrialStatus::diverged, "diverged"}, {TrialStatus::timeout, "timeout"}, {TrialStatus::crashed, "crashed"},
+    {TrialStatus::compile_error, "compile_error"}, {TrialStatus::invalid, "invalid"}})
+
+// One backend's part of a paired trial (TrialPurpose::paired), in the order spec.backend, spec.paired_backends.
+// A compiled backend that fails leaves the later rounds to the others; when spec.backend fails, the trial does.
+struct PairedPart {
+  std::string backend;
+  TrialStatus status = TrialStatus::ok;
+  std::string error_stage;
+  std::string error_message;
+  double compile_seconds = 0;
+  double inject_slowdown = 0;         // TEST ONLY
+  std::vector<double> block_times;    // per round: this backend's block, seconds per step (its mean)
+  std::vector<double> losses;         // loss at every step, warm-up included
+  bool ok() const { return status == TrialStatus::ok; }
+};
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PairedPart, backend, status, error_stage, error_message,
+    compile_seconds, inject_slowdown, block_times, losses)
+
 struct TrialResult {
   TrialStatus status = TrialStatus::crashed;
   std::string error_stage;            // e.g. "compile", "step", "build_model" (empty when ok)
@@ -37,18 +58,17 @@ struct TrialResult {
   std::string compile_info;           // backend's own account: graphs, fusion groups, ...
   std::map<std::string, double> compile_parts;  // inductor: seconds per compile phase (dynamo_trace, ...)
   double wall_seconds = 0;            // the whole trial, as seen by the parent
+  // Paired trials: every backend's part, spec.backend's first (the fields above describe spec.backend alone).
+  std::vector<PairedPart> paired;
 
   bool ok() const { return status == TrialStatus::ok; }
 };
 
-NLOHMANN_JSON_SERIALIZE_ENUM(TrialStatus, {{TrialStatus::ok, "ok"}, {TrialStatus::oom, "oom"},
-    {TrialStatus::diverged, "diverged"}, {TrialStatus::timeout, "timeout"}, {TrialStatus::crashed, "crashed"},
-    {TrialStatus::compile_error, "compile_error"}, {TrialStatus::invalid, "invalid"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialResult, status, error_stage, error_message, compile_seconds,
     first_step_seconds, later_warmup_seconds, first_steps_seconds, compile_overhead_seconds, step_time_median,
     step_time_ci_low, step_time_ci_high, step_time_cv, steady_state_stop, step_times, samples_per_second,
     tokens_per_second, peak_memory_bytes, losses, score_loss, parameter_count, flops_per_step, warnings,
-    compile_info, wall_seconds, compile_parts)
+    compile_info, wall_seconds, compile_parts, paired)
 
 // A failed result with its stage and message.
 TrialResult failed_result(TrialStatus status, const std::string& stage, const std::string& message);

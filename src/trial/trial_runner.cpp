@@ -15,8 +15,9 @@
 #include "data/training_data.h"
 #include "models/model_factory.h"
 #include "models/model_flops.h"
+#include "trial/paired_trial.h"
 #include "trial/device_memory.h"
-#include "trial/step_clock.h"
+#include "trial/step_loop.h"
 #include "trial/step_statistics.h"
 #include "trial/warning_capture.h"
 #include "util/table_format.h"
@@ -25,16 +26,13 @@ namespace tune {
 namespace {
 
 
-bool is_out_of_memory(const std::exception& e) {
-  if (dynamic_cast<const std::bad_alloc*>(&e) || dynamic_cast<const c10::OutOfMemoryError*>(&e)) return true;
-  const std::string what = e.what();
-  return what.find("not enough memory") != std::string::npos || what.find("can't allocate") != std::string::npos ||
-         what.find("out of memory") != std::string::npos;
-}
-
 int total_steps(const TrialSpec& spec) {
-  return spec.purpose == TrialPurpose::learning_rate ? std::max(spec.train_steps, spec.warmup_steps + 1)
-                                                     : spec.warmup_steps + spec.max_measure_steps;
+  switch (spec.purpose) {
+    case TrialPurpose::learning_rate: return std::max(spec.train_steps, spec.warmup_steps + 1);
+    case TrialPurpose::paired: return spec.warmup_steps + spec.paired_rounds * spec.paired_block_steps;
+    case TrialPurpose::throughput: break;
+  }
+  return spec.warmup_steps + spec.max_measure_steps;
 }
 
 // The last quarter of the curve (at least 2 steps): less fooled by one noisy batch than the last loss.
@@ -42,6 +40,15 @@ double tail_mean(const std::vector<double>& losses) {
   const size_t n = std::max<size_t>(2, losses.size() / 4);
   const size_t from = losses.size() > n ? losses.size() - n : 0;
   return std::accumulate(losses.begin() + from, losses.end(), 0.0) / static_cast<double>(losses.size() - from);
+}
+
+}  // namespace
+
+bool is_out_of_memory(const std::exception& e) {
+  if (dynamic_cast<const std::bad_alloc*>(&e) || dynamic_cast<const c10::OutOfMemoryError*>(&e)) return true;
+  const std::string what = e.what();
+  return what.find("not enough memory") != std::string::npos || what.find("can't allocate") != std::string::npos ||
+         what.find("out of memory") != std::string::npos;
 }
 
 void summarise_steps(const TrialSpec& spec, TrialResult& r) {
@@ -59,51 +66,7 @@ void summarise_steps(const TrialSpec& spec, TrialResult& r) {
   if (!r.losses.empty()) r.score_loss = tail_mean(r.losses);
 }
 
-// Steps of one trial, timed in blocks by a StepClock; losses stay on the device until a block ends.
-class StepLoop {
- public:
-  StepLoop(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>& pool, TrialResult& r)
-      : spec_(spec), step_(step), pool_(pool), r_(r), clock_(make_step_clock(spec.device, spec.step_clock)) {}
-
-  // Runs n steps; returns their times, or nothing when the loss diverged (r.status set).
-  std::optional<std::vector<double>> run(int n) {
-    std::vector<torch::Tensor> losses;
-    {
-      SyncWarnings syncs(spec_.device);  // a step that syncs by itself shows up as one counted warning
-      clock_->mark();
-      for (int i = 0; i < n; ++i) {
-        losses.push_back(step_.step(pool_[done_++ % pool_.size()]));
-        clock_->mark();
-      }
-    }
-    auto times = clock_->collect();
-    for (const auto& loss : losses)
-      if (!record_loss(loss.item<double>())) return std::nullopt;
-    return times;
-  }
-  int done() const { return done_; }
-  int block_steps() const { return clock_->block_steps(); }
-
- private:
-  // A non-finite loss ends the curve without entering it: JSON has no NaN (it would write null, and
-  // the parent could not read the result back); the message keeps the value.
-  bool record_loss(double loss) {
-    if (std::isfinite(loss)) {
-      r_.losses.push_back(loss);
-      return true;
-    }
-    r_.status = TrialStatus::diverged;
-    r_.error_stage = "step";
-    r_.error_message = "loss became " + std::to_string(loss) + " at step " + std::to_string(r_.losses.size() + 1);
-    return false;
-  }
-  const TrialSpec& spec_;
-  TrainStep& step_;
-  const std::vector<Batch>& pool_;
-  TrialResult& r_;
-  std::unique_ptr<StepClock> clock_;
-  int done_ = 0;
-};
+namespace {
 
 // Why timing may stop now: the median's CI is tight, or the time cap is reached; empty to go on.
 std::string steady_state_reached(const TrialSpec& spec, const TrialResult& r, double measured) {
@@ -140,7 +103,9 @@ bool run_steps(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>&
   return true;
 }
 
-std::vector<Batch> batch_pool(const TrialSpec& spec) {
+}  // namespace
+
+std::vector<Batch> trial_batch_pool(const TrialSpec& spec) {
   std::string data_description;
   std::vector<Batch> pool;
   const torch::Device device(spec.device);
@@ -149,26 +114,39 @@ std::vector<Batch> batch_pool(const TrialSpec& spec) {
   return pool;
 }
 
-TrialResult run_trial_body(const TrialSpec& spec) {
-  TrialResult r;
-  WarningCapture warnings;
+std::unique_ptr<TrainStep> build_trial_step(const TrialSpec& spec, TrialResult& r) {
   auto model = build_model_with_weights(spec.model, spec.seed, spec.weights_dir, spec.attention);
   model.module->to(torch::Device(spec.device));
   r.parameter_count = parameter_count(*model.module);
   model.module->train();
-  const std::vector<Batch> pool = batch_pool(spec);
-  r.flops_per_step = trial_flops_per_step(spec, pool.front());
   auto step = make_train_step(spec.backend, model, StepOptions{spec.learning_rate, spec.precision, spec.optimizer});
   if (spec.inject_slowdown > 0) step = slow_down(std::move(step), spec.inject_slowdown);  // test-only
+  return step;
+}
+
+bool prepare_trial_step(const TrialSpec& spec, TrainStep& step, const Batch& example, TrialResult& r) {
   try {
-    const CompileReport report = step->prepare(pool.front());
+    const CompileReport report = step.prepare(example);
     r.compile_seconds = report.seconds;
     r.compile_info = report.info;
     std::fprintf(stderr, "tune: compiled training step (backend=%s) in %.2f s: %s\n", spec.backend.c_str(),
                  report.seconds, report.info.c_str());
+    return true;
   } catch (const CompileError& e) {
-    return failed_result(TrialStatus::compile_error, e.stage, e.what());
+    r = failed_result(TrialStatus::compile_error, e.stage, e.what());
+    return false;
   }
+}
+
+namespace {
+
+TrialResult run_trial_body(const TrialSpec& spec) {
+  TrialResult r;
+  WarningCapture warnings;
+  auto step = build_trial_step(spec, r);
+  const std::vector<Batch> pool = trial_batch_pool(spec);
+  r.flops_per_step = trial_flops_per_step(spec, pool.front());
+  if (!prepare_trial_step(spec, *step, pool.front(), r)) return r;
   const bool finished = run_steps(spec, *step, pool, r);
   r.warnings = warnings.messages();
   if (!finished) return r;
@@ -220,7 +198,7 @@ TrialResult run_trial_in_process(const TrialSpec& spec) {
                                                             std::to_string(spec.memory_limit_bytes) + " bytes");
   TrialResult r;
   try {
-    r = run_trial_body(spec);
+    r = spec.purpose == TrialPurpose::paired ? run_paired_trial_body(spec) : run_trial_body(spec);
   } catch (const std::invalid_argument& e) {
     r = failed_result(TrialStatus::invalid, "setup", e.what());
   } catch (const std::exception& e) {

@@ -1,9 +1,12 @@
 // Runs one trial in this process: build the model, prepare the step with the backend, time the
 // first steps apart from the steady state, record throughput, memory and the loss curve.
 #pragma once
+#include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "compile/train_step.h"
 #include "data/batch.h"
 #include "trial/trial_result.h"
 #include "trial/trial_spec.h"
@@ -20,5 +23,18 @@ std::vector<Batch> trial_batches(const TrialSpec& spec, std::string* data_descri
 
 // Training FLOPs of one step (models/model_flops.h) for batches shaped like `example`.
 double trial_flops_per_step(const TrialSpec& spec, const Batch& example);
+
+// The parts a trial is made of, shared with paired trials (trial/paired_trial.h):
+// The spec's batch pool, moved to its device (logs where the data came from).
+std::vector<Batch> trial_batch_pool(const TrialSpec& spec);
+// The spec's seeded model and its backend's training step (slowed down when the spec injects it), not prepared;
+// sets r.parameter_count. Throws std::invalid_argument for a bad model or backend.
+std::unique_ptr<TrainStep> build_trial_step(const TrialSpec& spec, TrialResult& r);
+// Prepares (compiles) the step on `example`; false with r set to the compile error.
+bool prepare_trial_step(const TrialSpec& spec, TrainStep& step, const Batch& example, TrialResult& r);
+// Median step time, its CI, throughput and compile overhead from r.step_times; the score from r.losses.
+void summarise_steps(const TrialSpec& spec, TrialResult& r);
+// Whether a step's exception means it ran out of memory (oom) rather than crashed.
+bool is_out_of_memory(const std::exception& e);
 
 }  // namespace tune

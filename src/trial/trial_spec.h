@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -10,8 +11,9 @@
 
 namespace tune {
 
-// Why the engine runs this trial: throughput trials time steps, lr trials train a fixed count.
-enum class TrialPurpose { throughput, learning_rate };
+// Why the trial runs: throughput trials time steps, lr trials train a fixed count, paired trials (tune regress)
+// time `backend` against `paired_backends` in alternating blocks within one process (trial/paired_trial.h).
+enum class TrialPurpose { throughput, learning_rate, paired };
 std::string to_string(TrialPurpose purpose);
 
 struct TrialSpec {
@@ -40,7 +42,11 @@ struct TrialSpec {
   std::string weights_dir;     // empty: random init; else a HF checkpoint folder (model.safetensors)
   double timeout_seconds = 600;
   std::string step_clock = "wall";  // wall | cpu (CPU device: process CPU time, blind to co-tenants; tune regress)
-  double inject_slowdown = 0;  // TEST ONLY (tune regress --inject-slowdown): sleep this share of each step's time
+  double inject_slowdown = 0;  // TEST ONLY (tune regress --inject-slowdown): burn this share of each step's time
+  std::string slowed_backend;  // TEST ONLY, paired trials: the backend inject_slowdown applies to (empty: backend)
+  std::vector<std::string> paired_backends;  // paired trials: the backends timed against `backend`
+  int paired_rounds = 0;       // paired trials: rounds of blocks, after warmup_steps of each backend
+  int paired_block_steps = 0;  // paired trials: steps per block
   std::string compile_mode = "default";  // inductor: torch.compile mode (default | max-autotune-no-cudagraphs | reduce-overhead)
   bool dynamic_shapes = false;           // inductor: torch.compile(dynamic=True) instead of static shapes
 
@@ -49,11 +55,13 @@ struct TrialSpec {
 };
 
 NLOHMANN_JSON_SERIALIZE_ENUM(TrialPurpose, {{TrialPurpose::throughput, "throughput"},
-                                           {TrialPurpose::learning_rate, "learning_rate"}})
+                                           {TrialPurpose::learning_rate, "learning_rate"},
+                                           {TrialPurpose::paired, "paired"}})
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialSpec, model, backend, device, precision, attention, optimizer,
     purpose, seq_len,
     batch_size, learning_rate, seed, warmup_steps, min_measure_steps, max_measure_steps, measure_seconds, ci_halfwidth,
     train_steps, threads, memory_limit_bytes, corpus_path, tokenizer_dir, dataset_path, weights_dir, timeout_seconds,
-    step_clock, inject_slowdown, compile_mode, dynamic_shapes)
+    step_clock, inject_slowdown, slowed_backend, paired_backends, paired_rounds, paired_block_steps, compile_mode,
+    dynamic_shapes)
 
 }  // namespace tune
