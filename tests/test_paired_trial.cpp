@@ -1,12 +1,14 @@
 // Paired trials (tune regress): blocks alternate A B, B A; each backend trains exactly the curve it would
 // train alone (its own model copy and random stream); an injected slowdown of one backend shows in the
-// block ratios; a paired spec without a partner is invalid.
+// block ratios; the calibration workload trains beside them without moving their curves; a paired spec
+// without a partner is invalid.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
 
 #include "report/regression_run.h"
+#include "trial/backend_label.h"
 #include "trial/paired_trial.h"
 #include "trial/trial_runner.h"
 
@@ -98,6 +100,22 @@ TEST(PairedTrial, InjectedSlowdownOfOneBackendShowsInTheBlockRatios) {
   EXPECT_GT(seen, 1.3);
   EXPECT_LT(seen, 1.8);
   EXPECT_EQ(slowed.paired[1].losses, clean.paired[1].losses) << "the slowdown burns time, not numerics";
+}
+
+TEST(PairedTrial, CalibrationWorkloadTrainsBesideTheNativeBackendWithoutMovingItsCurve) {
+  TrialSpec s = paired_tiny_spec();
+  s.paired_backends = {kCalibrationBackend};
+  const TrialResult first = run_trial_in_process(s), again = run_trial_in_process(s);
+  ASSERT_EQ(first.status, TrialStatus::ok) << first.error_message;
+  ASSERT_EQ(first.paired.size(), 2u);
+  const PairedPart& calibration = first.paired[1];
+  ASSERT_TRUE(calibration.ok()) << calibration.error_message;
+  EXPECT_EQ(calibration.backend, kCalibrationBackend);
+  EXPECT_EQ(calibration.block_times.size(), static_cast<size_t>(s.paired_rounds));
+  EXPECT_EQ(first.paired[0].losses, alone(s, "eager").losses) << "the calibration workload moved eager's curve";
+  ASSERT_FALSE(calibration.losses.empty());
+  EXPECT_LT(calibration.losses.back(), calibration.losses.front()) << "it trains: loss should fall";
+  EXPECT_EQ(calibration.losses, again.paired[1].losses) << "seeded: the same workload every process";
 }
 
 TEST(PairedTrial, PairedSpecWithoutAPartnerIsInvalid) {

@@ -1,6 +1,7 @@
 // `tune regress` end to end on bert-tiny with the CI settings (configs/ci.yaml): record a reference, a rerun of
 // the same code passes (exit 0), the same rerun with jit made 10% slower (test-only --inject-slowdown) fails
-// (exit 1): the "real 10% slowdown of one backend". And what keeps it from running exits 2 before any
+// (exit 1): the "real 10% slowdown of one backend", and so does eager made 10% slower (its speed relative
+// to the calibration workload). And what keeps it from running exits 2 before any
 // trial. Paired blocks within each process keep the per-process speedup's spread near 1-2% (configs/ci.yaml).
 #include <gtest/gtest.h>
 
@@ -16,13 +17,15 @@ namespace {
 
 using testing::tune_cli;
 
-// The CI check's own speedup line for bert-tiny's jit, from a --json report.
-nlohmann::json jit_speedup(const std::string& json_path) {
+// The CI check's own line for bert-tiny's `backend` and `metric`, from a --json report.
+nlohmann::json metric_line(const std::string& json_path, const std::string& backend, const std::string& metric) {
   const auto report = nlohmann::json::parse(std::ifstream(json_path));
   for (const auto& m : report["metrics"])
-    if (m["backend"] == "jit" && m["metric"] == "speedup") return m;
+    if (m["backend"] == backend && m["metric"] == metric) return m;
   return nullptr;
 }
+
+nlohmann::json jit_speedup(const std::string& json_path) { return metric_line(json_path, "jit", "speedup"); }
 
 TEST(Regress, CatchesAnInjectedSlowdownAndPassesTheRerun) {
   const auto dir = testing::temp_dir("regress");
@@ -44,6 +47,15 @@ TEST(Regress, CatchesAnInjectedSlowdownAndPassesTheRerun) {
   // 10% more step time is a speedup of 1/1.1 - 1 = -9.1%; the estimate lands near it.
   EXPECT_NEAR(line["change"].get<double>(), 1 / 1.1 - 1, 0.04) << slowed.output;
   EXPECT_EQ(jit_speedup((dir / "clean.json").string())["verdict"], "ok");
+
+  // eager 10% slower: its speed relative to the calibration workload drops (the jit speedup rises instead).
+  const auto native = tune_cli(common + " --inject-slowdown eager=0.1 --json " + (dir / "native.json").string());
+  EXPECT_EQ(native.exit_code, 1) << native.output;
+  const auto relative = metric_line((dir / "native.json").string(), "eager", "relative speed");
+  ASSERT_FALSE(relative.is_null()) << native.output;
+  EXPECT_EQ(relative["verdict"], "regression");
+  EXPECT_NEAR(relative["change"].get<double>(), 1 / 1.1 - 1, 0.05) << native.output;
+  EXPECT_EQ(metric_line((dir / "clean.json").string(), "eager", "relative speed")["verdict"], "ok");
 }
 
 TEST(Regress, WhatKeepsItFromRunningExitsTwo) {

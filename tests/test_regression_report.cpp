@@ -25,6 +25,7 @@ RegressionConfig one_model_config() {
 // a common per-process factor (machine-wide slowness) that the paired speedup cancels: each process's
 // speedup carries only the 2% noise of its blocks.
 // `native_slower` scales the native step times alone (a native regression: every speedup rises with it).
+// With c.calibration, the calibration workload takes 7.5 ms x the process's slowness, paired like jit.
 RegressionRun synthetic_run(const RegressionConfig& c, double speedup, unsigned seed, double machine = 1.0,
                             double process_noise = 0.15, double native_slower = 1.0) {
   std::mt19937 rng(seed);
@@ -33,14 +34,17 @@ RegressionRun synthetic_run(const RegressionConfig& c, double speedup, unsigned 
   run.instance_fingerprint = "cpu:test|1 threads";
   run.settings = c.measurement_settings();
   run.repeats = c.repeats;
-  ModelSamples m{"bert-tiny", {{"eager", {}, {}, {}, "ok", "", 0}, {"jit", {}, {}, {}, "ok", "", 0}}};
+  ModelSamples m{"bert-tiny", {}};
+  for (const auto& backend : c.measured_backends()) m.backends.push_back({backend, {}, {}, {}, "ok", "", 0});
   for (int i = 0; i < c.repeats; ++i) {
     const double slow = machine * std::exp(round(rng)), paired = speedup * native_slower * std::exp(noise(rng));
     m.backends[0].step_times.push_back(0.010 * slow * native_slower);
     m.backends[1].step_times.push_back(0.010 / paired * slow * native_slower);
     m.backends[1].speedups.push_back(paired);
-    m.backends[0].losses.push_back(6.9);
-    m.backends[1].losses.push_back(6.9);
+    for (size_t b = 0; b < m.backends.size(); ++b) m.backends[b].losses.push_back(6.9);
+    if (!c.calibration) continue;
+    m.backends[2].step_times.push_back(0.0075 * slow);
+    m.backends[2].speedups.push_back(0.010 * native_slower / 0.0075 * std::exp(noise(rng)));
   }
   run.models.push_back(m);
   return run;
@@ -86,27 +90,46 @@ TEST(RegressionReport, CompiledSlowdownIsARegressionEvenOnAFasterMachine) {
   EXPECT_NE(md.str().find("**REGRESSION**"), std::string::npos) << md.str();
 }
 
-// A native slowdown raises the speedup: reported as such, with the reading the native throughput favours,
-// but not gated (absolute CPU time drifts between runs as much as the slowdown; configs/ci.yaml).
-TEST(RegressionReport, SlowerNativeBackendShowsAsARisenSpeedupWithANote) {
+// A native slowdown raises the speedup; the native backend's speed relative to the calibration workload
+// (paired in the same processes) tells it from a faster compiled backend, and gates it.
+TEST(RegressionReport, SlowerNativeBackendIsARegressionOfItsRelativeSpeed) {
   const auto c = one_model_config();
-  // eager 10% slower, jit unchanged; per-process noise 2% (CPU time on one instance).
+  // eager 10% slower, jit unchanged, on a machine 20% slower too (the calibration workload slows with it).
   const auto report =
-      compare_runs(synthetic_run(c, 1.5, 1, 1.0, 0.02), "ref.json", synthetic_run(c, 1.5, 2, 1.0, 0.02, 1.10), c);
+      compare_runs(synthetic_run(c, 1.5, 1), "ref.json", synthetic_run(c, 1.5, 2, 1.2, 0.15, 1.10), c);
+  const auto* relative = line_of(report, "eager", "relative speed");
+  ASSERT_NE(relative, nullptr);
+  EXPECT_EQ(relative->verdict, "regression");
+  EXPECT_NEAR(relative->change, 1 / 1.10 - 1, 0.04);
+  EXPECT_LT(relative->ci_high, 0);
   const auto* speedup = line_of(report, "jit", "speedup");
   EXPECT_EQ(speedup->verdict, "improved");
-  EXPECT_NEAR(speedup->change, 0.10, 0.04);
-  EXPECT_EQ(line_of(report, "eager", "throughput")->verdict, "slower");
-  EXPECT_NE(speedup->note.find("likely a slower eager"), std::string::npos) << speedup->note;
-  EXPECT_EQ(report.exit_code(), 0);
+  EXPECT_NE(speedup->note.find("eager itself is slower"), std::string::npos) << speedup->note;
+  EXPECT_NE(line_of(report, "calibration", "throughput")->verdict, "regression");
+  EXPECT_EQ(report.exit_code(), 1);
 
-  // A faster jit alone: the speedup rises but eager keeps its pace.
-  const auto better = compare_runs(synthetic_run(c, 1.5, 1, 1.0, 0.02), "ref.json",
-                                   synthetic_run(c, 1.5 * 1.10, 2, 1.0, 0.02), c);
+  // From another instance the ratio only informs: the op mixes' shares may differ on another CPU.
+  auto elsewhere = synthetic_run(c, 1.5, 2, 1.2, 0.15, 1.10);
+  elsewhere.instance_fingerprint = "cpu:other|1 threads";
+  const auto other = compare_runs(synthetic_run(c, 1.5, 1), "ref.json", elsewhere, c);
+  EXPECT_EQ(line_of(other, "eager", "relative speed")->verdict, "slower");
+  EXPECT_EQ(other.exit_code(), 0);
+
+  // A faster jit alone: the speedup rises but eager keeps its pace against the calibration workload.
+  const auto better = compare_runs(synthetic_run(c, 1.5, 1), "ref.json", synthetic_run(c, 1.5 * 1.10, 2, 1.2), c);
   EXPECT_EQ(line_of(better, "jit", "speedup")->verdict, "improved");
-  EXPECT_EQ(line_of(better, "eager", "throughput")->verdict, "ok");
-  EXPECT_NE(line_of(better, "jit", "speedup")->note.find("or a slower eager"), std::string::npos);
+  EXPECT_EQ(line_of(better, "eager", "relative speed")->verdict, "ok");
+  EXPECT_EQ(line_of(better, "jit", "speedup")->note.find("slower"), std::string::npos);
   EXPECT_EQ(better.exit_code(), 0);
+}
+
+TEST(RegressionReport, WithoutCalibrationARisenSpeedupSaysItCannotTell) {
+  auto c = one_model_config();
+  c.calibration = false;
+  const auto report = compare_runs(synthetic_run(c, 1.5, 1), "ref.json", synthetic_run(c, 1.5, 2, 1.0, 0.15, 1.10), c);
+  EXPECT_EQ(line_of(report, "eager", "relative speed"), nullptr);
+  EXPECT_NE(line_of(report, "jit", "speedup")->note.find("no calibration workload"), std::string::npos);
+  EXPECT_EQ(report.exit_code(), 0);
 }
 
 TEST(RegressionReport, ThroughputOnAnotherInstanceOnlyInforms) {
@@ -186,6 +209,15 @@ TEST(RegressionReport, RunRoundTripsAndAnotherSchemaIsRefused) {
   EXPECT_NE(testing::error_of([&] { read_regression_run(old); }).find("schema version 0"), std::string::npos);
   EXPECT_NE(testing::error_of([&] { read_regression_run((dir / "none.json").string()); }).find("none.json"),
             std::string::npos);
+}
+
+TEST(RegressionReport, CalibrationIsNotABackendOfTheSet) {
+  const auto dir = testing::temp_dir("regress");
+  const std::string yaml =
+      testing::write_file(dir / "ci.yaml", "models: [bert-tiny]\ncompiled_backends: [calibration]\n");
+  const std::string error = testing::error_of([&] { load_regression_config(yaml); });
+  EXPECT_NE(error.find("'calibration'"), std::string::npos) << error;
+  EXPECT_NE(error.find("calibration: true"), std::string::npos) << error;
 }
 
 TEST(RegressionReport, BadThresholdIsAClearError) {

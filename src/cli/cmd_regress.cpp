@@ -89,7 +89,7 @@ RegressionRunContext context_from(const po::variables_map& vm, const RegressionC
 }
 
 RegressionRun measure(const RegressionConfig& config, const RegressionRunContext& context) {
-  std::cerr << "tune regress: " << config.models.size() << " model(s) x " << join(config.backends()) << ", "
+  std::cerr << "tune regress: " << config.models.size() << " model(s) x " << join(config.measured_backends()) << ", "
             << config.repeats << " paired trial processes per model (" << config.rounds << " rounds of "
             << config.block_steps << " steps per backend), trials in " << context.runs_dir << "\n";
   return measure_regression_set(config, context);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "trial/backend_label.h"
 #include "util/paths.h"
 #include "util/yaml_fields.h"
 
@@ -47,6 +48,10 @@ void check_ranges(const RegressionConfig& c, const std::string& file) {
   if (c.compiled_backends.empty())
     throw std::invalid_argument(file + ": key 'compiled_backends': expected at least one backend");
   const auto& compiled = c.compiled_backends;
+  for (const auto& backend : c.backends())
+    if (backend == kCalibrationBackend)
+      throw std::invalid_argument(file + ": backend '" + backend + "' is the calibration workload: turn it on with "
+                                  "'calibration: true' instead");
   if (std::find(compiled.begin(), compiled.end(), c.native_backend) != compiled.end())
     throw std::invalid_argument(file + ": backend '" + c.native_backend + "' is both native and compiled");
   require(c.repeats >= 4, file, "repeats", "at least 4 (fewer can never be significant)", c.repeats);
@@ -67,11 +72,17 @@ std::vector<std::string> RegressionConfig::backends() const {
   return all;
 }
 
+std::vector<std::string> RegressionConfig::measured_backends() const {
+  std::vector<std::string> all = backends();
+  if (calibration) all.push_back(kCalibrationBackend);
+  return all;
+}
+
 nlohmann::json RegressionConfig::measurement_settings() const {
   return {{"native_backend", native_backend}, {"precision", precision}, {"seq_len", seq_len},
           {"batch_size", batch_size}, {"threads", threads}, {"step_clock", step_clock}, {"corpus", corpus},
           {"learning_rate", learning_rate}, {"seed", seed}, {"warmup_steps", warmup_steps}, {"rounds", rounds},
-          {"block_steps", block_steps}};
+          {"block_steps", block_steps}, {"calibration", calibration}};
 }
 
 std::string default_regression_config_path() { return (std::filesystem::path(configs_dir()) / "ci.yaml").string(); }
@@ -98,6 +109,7 @@ RegressionConfig load_regression_config(const std::string& file) {
   read_yaml_key(root, "rounds", c.rounds, file);
   read_yaml_key(root, "block_steps", c.block_steps, file);
   read_yaml_key(root, "repeats", c.repeats, file);
+  read_yaml_key(root, "calibration", c.calibration, file);
   read_yaml_key(root, "trial_timeout_seconds", c.trial_timeout_seconds, file);
   read_thresholds(root["thresholds"], c.thresholds, file);
   check_ranges(c, file);

@@ -31,10 +31,14 @@ struct RegressionConfig {
   int rounds = 32;                  // paired blocks per backend in each trial process (A B, B A, ...)
   int block_steps = 4;              // steps per block; the loss after warmup + rounds * block_steps is compared
   int repeats = 8;                  // trial processes per model, each one sample of each speedup
+  // Also time the calibration workload (trial/calibration_step.h) in each process: the native backend's speed
+  // relative to it gates a native slowdown, which the speedups alone would read as an improvement.
+  bool calibration = true;
   double trial_timeout_seconds = 120;
   RegressionThresholds thresholds;
 
   std::vector<std::string> backends() const;  // native first, then the compiled ones
+  std::vector<std::string> measured_backends() const;  // backends(), then the calibration workload when on
   // What a reference must share with a current run to be comparable (not the thresholds or repeats).
   nlohmann::json measurement_settings() const;
 };

@@ -1,15 +1,16 @@
 // Decides each metric of a regression run against the reference. Policy (configs/ci.yaml explains it):
-// the compiled-over-native speedup, measured in paired blocks within each trial process, gates CI when it drops
-// significantly by at least min_effect; throughput gates only on the same instance and beyond absolute_max_drop
-// (a native slowdown shows as a risen speedup, noted but not gated: see note_native_slowdown); the
-// seeded loss gates beyond loss_tolerance; a trial that broke (compile error, crash, divergence) gates,
-// one that could not run here (timeout, out of memory, invalid spec) makes the check inconclusive.
+// the compiled-over-native speedup and (on the same instance) the native backend's speed relative to the
+// calibration workload, both measured in paired blocks within each trial process, gate CI when they drop
+// significantly by at least min_effect; throughput gates only on the same instance and beyond absolute_max_drop; the seeded loss gates
+// beyond loss_tolerance; a trial that broke (compile error, crash, divergence) gates, one that could not run
+// here (timeout, out of memory, invalid spec) makes the check inconclusive.
 #include "report/regression_report.h"
 
 #include <algorithm>
 #include <cmath>
 
 #include "report/shift_test.h"
+#include "trial/backend_label.h"
 #include "util/table_format.h"
 
 namespace tune {
@@ -26,6 +27,14 @@ double median(std::vector<double> xs) {
 std::vector<double> log_speedups(const BackendSamples& compiled) {
   std::vector<double> out;
   for (double s : compiled.speedups) out.push_back(std::log(s));
+  return out;
+}
+
+// log of the native backend's speed relative to the calibration workload, per process: calibration block
+// time / native block time, the inverse of the calibration's paired "speedup" over native.
+std::vector<double> log_relative_speeds(const BackendSamples& calibration) {
+  std::vector<double> out;
+  for (double s : calibration.speedups) out.push_back(-std::log(s));
   return out;
 }
 
@@ -60,6 +69,23 @@ RegressionLine speedup_line(const BackendSamples& ref, const BackendSamples& cur
   return line;
 }
 
+// Gates on the same instance only: the model and the calibration workload share an op mix, not their
+// shares of it, so another CPU (other vector units, caches) may shift the ratio without any code change.
+RegressionLine relative_speed_line(const BackendSamples& ref, const BackendSamples& cur, const RegressionThresholds& t,
+                                   bool same_instance) {
+  const auto r = log_relative_speeds(ref), n = log_relative_speeds(cur);
+  const ShiftEstimate e = estimate_shift(r, n, t.significance);
+  RegressionLine line = shift_line(r, n, e);
+  const ShiftVerdict v = judge_shift(e, t.min_effect);
+  line.verdict = v == ShiftVerdict::worse ? "regression" : v == ShiftVerdict::better ? "improved" : "ok";
+  line.note = "over the calibration workload (stock libtorch), paired blocks in each process";
+  if (!same_instance) {
+    line.verdict = v == ShiftVerdict::worse ? "slower" : v == ShiftVerdict::better ? "faster" : "ok";
+    line.note += "; informative: the reference is from another instance";
+  }
+  return line;
+}
+
 RegressionLine throughput_line(const BackendSamples& ref, const BackendSamples& cur, const RegressionConfig& c,
                                bool same_instance) {
   const auto r = log_throughputs(ref, c.batch_size), n = log_throughputs(cur, c.batch_size);
@@ -83,6 +109,23 @@ RegressionLine loss_line(const BackendSamples& ref, const BackendSamples& cur, d
   const auto [lo, hi] = std::minmax_element(cur.losses.begin(), cur.losses.end());
   if (*hi - *lo > tolerance) line.note = strf("repeats disagree by %.2g: not deterministic", *hi - *lo);
   return line;
+}
+
+// The calibration workload's own throughput is the machine's speed: shown, never a verdict on tune.
+RegressionLine calibration_throughput_line(RegressionLine line) {
+  if (line.verdict == "regression") line.verdict = "slower";
+  line.note = "the machine's speed (calibration workload): informative only";
+  return line;
+}
+
+// The native backend's line for its speed relative to the calibration workload, from the calibration samples.
+void add_native_relative_speed(const BackendSamples& ref, const BackendSamples& cur, const RegressionConfig& c,
+                               const std::string& model, bool same_instance, RegressionReport& report) {
+  RegressionLine line = relative_speed_line(ref, cur, c.thresholds, same_instance);
+  line.model = model;
+  line.backend = c.native_backend;
+  line.metric = "relative speed";
+  report.lines.push_back(line);
 }
 
 // A backend whose trial broke is a regression; one that could not run here leaves the check inconclusive.
@@ -118,25 +161,29 @@ void compare_backend(const ModelSamples& ref, const ModelSamples& cur, const Bac
     report.lines.push_back(line);
   };
   const BackendSamples* native = cur.find(c.native_backend);
-  if (b.backend != c.native_backend && native && native->status == "ok" && !b.speedups.empty())
-    add(speedup_line(*r, b, c.native_backend, c.thresholds), "speedup");
+  const bool paired = b.backend != c.native_backend && native && native->status == "ok" && !b.speedups.empty();
+  if (b.backend == kCalibrationBackend) {
+    if (paired) add_native_relative_speed(*r, b, c, cur.model, same_instance, report);
+    add(calibration_throughput_line(throughput_line(*r, b, c, same_instance)), "throughput");
+    return;
+  }
+  if (paired) add(speedup_line(*r, b, c.native_backend, c.thresholds), "speedup");
   add(throughput_line(*r, b, c, same_instance), "throughput");
   add(loss_line(*r, b, c.thresholds.loss_tolerance), "loss");
 }
 
-// A slower native backend raises every compiled speedup, which alone reads as an improvement. The native
-// throughput could tell the two apart, but not reliably enough to gate: on the dev VM its absolute CPU time
-// drifted 4-9% between runs (configs/ci.yaml), so a faster compiled step on a slower runner would be blamed
-// on the native one. The report says which reading the throughput favours; the verdicts stay informative.
+// A slower native backend raises every compiled speedup, which alone reads as an improvement: the native
+// backend's relative-speed line (over the calibration workload) tells which happened, and gates it.
 void note_native_slowdown(RegressionReport& report, const std::string& native) {
   for (auto& line : report.lines) {
     if (line.metric != "speedup" || line.verdict != "improved") continue;
     const auto native_line = std::find_if(report.lines.begin(), report.lines.end(), [&](const RegressionLine& l) {
-      return l.model == line.model && l.backend == native && l.metric == "throughput";
+      return l.model == line.model && l.backend == native && l.metric == "relative speed";
     });
-    const bool native_slower = native_line != report.lines.end() && native_line->verdict == "slower";
-    line.note += native_slower ? "; " + native + " throughput dropped too: likely a slower " + native
-                               : "; or a slower " + native + ": see its throughput";
+    if (native_line == report.lines.end())
+      line.note += "; or a slower " + native + " (no calibration workload in this run to tell)";
+    else if (native_line->verdict == "regression" || native_line->verdict == "slower")
+      line.note += "; " + native + " itself is slower (see its relative speed)";
   }
 }
 
@@ -163,7 +210,7 @@ std::vector<std::string> reference_problems(const RegressionRun& reference, cons
       problems.push_back("the reference has no model '" + model + "': record it again");
       continue;
     }
-    for (const auto& backend : config.backends()) {
+    for (const auto& backend : config.measured_backends()) {
       const BackendSamples* b = m->find(backend);
       const bool compiled = backend != config.native_backend;
       if (!b || b->status != "ok" || b->step_times.size() < 2 || (compiled && b->speedups.size() < 2))

@@ -8,7 +8,7 @@ namespace tune {
 namespace {
 
 std::string value_cell(const RegressionLine& l, double v) {
-  if (l.metric == "speedup") return strf("%.3fx", v);
+  if (l.metric == "speedup" || l.metric == "relative speed") return strf("%.3fx", v);
   if (l.metric == "throughput") return strf("%.1f/s", v);
   if (l.metric == "loss") return strf("%.5f", v);
   return "-";
@@ -39,9 +39,13 @@ void write_header(std::ostream& out, const RegressionReport& r) {
               c.repeats, c.warmup_steps, c.rounds, c.block_steps, c.step_clock.c_str(), c.batch_size, c.seq_len,
               c.precision.c_str(), c.threads)
       << strf("- gates: speedup drop >= %.0f%% and significant (alpha %.2g); loss off by > %.2g; throughput drop "
-              ">= %.0f%% on the same instance; a trial that broke. A risen speedup may be a slower %s: not gated\n\n",
+              ">= %.0f%% on the same instance; a trial that broke.",
               100 * c.thresholds.min_effect, c.thresholds.significance, c.thresholds.loss_tolerance,
-              100 * c.thresholds.absolute_max_drop, c.native_backend.c_str());
+              100 * c.thresholds.absolute_max_drop)
+      << (c.calibration ? strf(" A slower %s: its speed relative to the calibration workload (stock libtorch, "
+                               "paired in the same processes) drops by the same test, gating on the same instance\n\n", c.native_backend.c_str())
+                        : strf(" A risen speedup may be a slower %s: not gated (no calibration workload)\n\n",
+                               c.native_backend.c_str()));
 }
 
 }  // namespace

@@ -115,7 +115,7 @@ std::vector<size_t> running_backends(const ModelSamples& out) {
 ModelSamples measure_model(const RegressionConfig& c, const std::string& name, const RegressionRunContext& context) {
   const ModelConfig model = resolve_model(name);
   ModelSamples out{name, {}};
-  for (const auto& backend : c.backends()) out.backends.push_back({backend, {}, {}, {}, "ok", "", 0});
+  for (const auto& backend : c.measured_backends()) out.backends.push_back({backend, {}, {}, {}, "ok", "", 0});
   for (int repeat = 0; repeat < c.repeats; ++repeat) {
     const std::vector<size_t> running = running_backends(out);
     if (running.size() < 2) break;  // nothing left to pair with the native backend

@@ -8,6 +8,9 @@
 
 namespace tune {
 
+// Not a label: the paired-backend name of tune regress's calibration workload (trial/calibration_step.h).
+constexpr const char* kCalibrationBackend = "calibration";
+
 // torch.compile modes the inductor backend takes ("default" is the bare label).
 extern const std::vector<std::string> kCompileModes;
 

@@ -8,6 +8,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "trial/calibration_step.h"
 #include "trial/step_loop.h"
 #include "trial/trial_runner.h"
 #include "trial/warning_capture.h"
@@ -62,6 +63,13 @@ void on_member_stream(Member& m, at::Generator& generator, const char* stage, Wo
   m.rng_state = generator.get_state();
 }
 
+// The calibration workload is seeded like a model (build_model seeds with spec.seed before building).
+std::unique_ptr<TrainStep> build_member_step(const TrialSpec& spec, TrialResult& r) {
+  if (spec.backend != kCalibrationBackend) return build_trial_step(spec, r);
+  torch::manual_seed(spec.seed);
+  return make_calibration_step(spec.model, spec.learning_rate, torch::Device(spec.device));
+}
+
 // Each model is built right after the generator is seeded with spec.seed (build_model), as in a lone trial.
 std::vector<Member> build_members(const TrialSpec& spec, at::Generator& generator) {
   std::vector<std::string> backends{spec.backend};
@@ -69,7 +77,7 @@ std::vector<Member> build_members(const TrialSpec& spec, at::Generator& generato
   std::vector<Member> members(backends.size());
   for (size_t i = 0; i < backends.size(); ++i) {
     members[i].spec = member_spec(spec, backends[i]);
-    members[i].step = build_trial_step(members[i].spec, members[i].r);
+    members[i].step = build_member_step(members[i].spec, members[i].r);
     members[i].rng_state = generator.get_state();
   }
   return members;
