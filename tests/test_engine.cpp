@@ -141,8 +141,8 @@ TEST_F(EngineFixture, BudgetStopsTheRampAfterItsFirstTrial) {
   EXPECT_NE(progress.str().find("budget"), std::string::npos);
 }
 
-TEST(BatchRamp, StopsWhenThroughputFlattens) {
-  BatchRamp ramp({1, 1024, 0.05, 1e-4});
+TEST(BatchRamp, StopsWhenThroughputFlattensPastItsPatience) {
+  BatchRamp ramp({1, 1024, 0.05, 1e-4, 1});
   auto told = [&](int bs, double sps) {
     TrialResult r;
     r.status = TrialStatus::ok;
@@ -153,10 +153,29 @@ TEST(BatchRamp, StopsWhenThroughputFlattens) {
   told(1, 10);
   ASSERT_EQ(ramp.ask()->batch_size, 2);
   told(2, 18);
-  told(4, 18.5);  // +3%: not worth doubling again
+  told(4, 18.5);  // +3%: flat, but one flat doubling is tolerated
+  ASSERT_EQ(ramp.ask()->batch_size, 8);
+  told(8, 18.6);  // flat again: done
   EXPECT_FALSE(ramp.ask().has_value());
-  EXPECT_EQ(ramp.best()->first.batch_size, 4);
-  EXPECT_NE(ramp.stop_reason().find("stopped improving"), std::string::npos);
+  EXPECT_EQ(ramp.best()->first.batch_size, 8);
+  EXPECT_NE(ramp.stop_reason().find("stopped improving at batch 8"), std::string::npos) << ramp.stop_reason();
+  EXPECT_NE(ramp.stop_reason().find("2 flat"), std::string::npos) << ramp.stop_reason();
+}
+
+// A plateau (libtorch's parallelism starting at some size) does not end the ramp; patience 0 would.
+TEST(BatchRamp, GoesPastAOneStepPlateau) {
+  for (int patience : {0, 1}) {
+    BatchRamp ramp({1, 1024, 0.05, 1e-4, patience});
+    for (double sps : {405.0, 670.0, 656.0, 1158.0, 1200.0, 1210.0}) {
+      const auto next = ramp.ask();
+      if (!next) break;
+      TrialResult r;
+      r.status = TrialStatus::ok;
+      r.samples_per_second = sps;
+      ramp.tell(*next, r);
+    }
+    EXPECT_EQ(ramp.best()->first.batch_size, patience == 0 ? 2 : 32) << "patience " << patience;
+  }
 }
 
 // Each backend is searched at each precision, in its own study; MFU uses the precision's peak.

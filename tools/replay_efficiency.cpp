@@ -4,6 +4,7 @@
 #include <iostream>
 #include <limits>
 #include <map>
+#include <optional>
 
 #include "engine/replay_landscape.h"
 #include "engine/time_to_loss_search.h"
@@ -23,8 +24,8 @@ struct Recorded {
 };
 
 // The grid's throughput trials become the batch records, its full-length loss trials the curves; the
-// per-trial overhead is the mean of wall time minus steps x step time over the loss trials.
-Recorded load_grid(const std::string& path, const TimeToLossTarget& target) {
+// per-trial overhead is the mean of wall time minus steps x step time over the loss trials (or `overhead`).
+Recorded load_grid(const std::string& path, const TimeToLossTarget& target, std::optional<double> overhead_override) {
   Database db(path);
   Recorded r;
   double overhead = 0;
@@ -44,7 +45,7 @@ Recorded load_grid(const std::string& path, const TimeToLossTarget& target) {
     overhead += t.result.wall_seconds - t.spec.train_steps * r.plan.step_seconds.at(t.spec.batch_size);
     ++loss_trials;
   }
-  r.trial_overhead = loss_trials ? std::max(0.0, overhead / loss_trials) : 0;
+  r.trial_overhead = overhead_override ? *overhead_override : loss_trials ? std::max(0.0, overhead / loss_trials) : 0;
   r.landscape = ReplayLandscape(0, 0, r.trial_overhead);
   for (const auto& [b, rec] : batches) r.landscape.record_batch(b, rec);
   for (const auto& t : losses) r.landscape.record_losses(t.spec.batch_size, t.spec.learning_rate, t.result.losses);
@@ -56,12 +57,14 @@ Recorded load_grid(const std::string& path, const TimeToLossTarget& target) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: replay_efficiency GRID.db [target_samples reference_batch reference_lr]\n";
+    std::cerr << "usage: replay_efficiency GRID.db [target_samples reference_batch reference_lr [overhead_s]]\n"
+                 "  overhead_s: replay with this per-trial overhead instead of the recorded one (what-if)\n";
     return 2;
   }
   const TimeToLossTarget target{0, argc > 2 ? std::stoi(argv[2]) : 256, argc > 3 ? std::stoi(argv[3]) : 8,
                                 argc > 4 ? std::stod(argv[4]) : 3e-3};
-  Recorded rec = load_grid(argv[1], target);
+  // What-if: the same trials with another fixed cost per trial (process start, model build).
+  const Recorded rec = load_grid(argv[1], target, argc > 5 ? std::optional<double>(std::stod(argv[5])) : std::nullopt);
   std::vector<double> rates;
   for (const auto& t : Database(argv[1]).trials(1))
     if (t.spec.purpose == TrialPurpose::learning_rate &&

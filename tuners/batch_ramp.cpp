@@ -1,5 +1,5 @@
 // Stage 1 strategy: a power-of-two batch-size ramp scored by throughput.
-// It stops at the first failure, at a doubling that gains too little, or at the range maximum.
+// It stops at the first failure, after patience + 1 doublings in a row that gain too little, or at the range maximum.
 #include "tuners/batch_ramp.h"
 
 #include <algorithm>
@@ -24,11 +24,14 @@ void BatchRamp::tell(const Candidate& candidate, const TrialResult& result) {
                         result.error_message.substr(0, 200).c_str());
     return;
   }
-  if (previous_best &&
-      result.samples_per_second < previous_best->second.samples_per_second * (1 + options_.min_throughput_gain)) {
+  const bool flat = previous_best && result.samples_per_second <
+                                         previous_best->second.samples_per_second * (1 + options_.min_throughput_gain);
+  flat_ = flat ? flat_ + 1 : 0;
+  if (flat && flat_ > options_.patience) {
     done_ = true;
-    stop_reason_ = strf("throughput stopped improving at batch %d (%.2f vs %.2f samples/s)", candidate.batch_size,
-                        result.samples_per_second, previous_best->second.samples_per_second);
+    stop_reason_ = strf("throughput stopped improving at batch %d (%.2f vs %.2f samples/s at batch %d; %d flat "
+                        "doubling(s))", candidate.batch_size, result.samples_per_second,
+                        previous_best->second.samples_per_second, previous_best->first.batch_size, flat_);
     return;
   }
   next_ = candidate.batch_size * 2;

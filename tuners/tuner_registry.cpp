@@ -29,7 +29,8 @@ struct Entry {
 
 std::unique_ptr<Tuner> make_batch_ramp(const TunerSpace& s, uint64_t) {
   return std::make_unique<BatchRamp>(BatchRampOptions{s.min_batch_size, s.max_batch_size,
-                                                      s.option("min_throughput_gain", 0.05), s.reference_learning_rate});
+                                                      s.option("min_throughput_gain", 0.05), s.reference_learning_rate,
+                                                      static_cast<int>(s.option("patience", 1))});
 }
 
 std::unique_ptr<Tuner> make_lr_sweep(const TunerSpace& s, uint64_t) {
@@ -46,7 +47,9 @@ const std::vector<Entry>& entries() {
        SuccessiveHalving::option_names(),
        [](const TunerSpace& s, uint64_t) { return std::make_unique<SuccessiveHalving>(s); }},
       {{"batch_ramp", "batch sizes doubling until out of memory or flat throughput", batch_stage},
-       {"min_throughput_gain"},  // default 0.05: a doubling must gain this much samples/s to continue
+       // min_throughput_gain (default 0.05): a doubling must gain this much samples/s to count as a gain;
+       // patience (default 1): doublings in a row without it tolerated before the ramp stops.
+       {"min_throughput_gain", "patience"},
        make_batch_ramp},
       {{"batch_search", "doubling to the memory boundary, then bisection; a safety margin", batch_stage},
        BatchSearch::option_names(),

@@ -2,6 +2,8 @@
 // fork/exec with a polled waitpid: simple, and the child cannot take the parent down.
 #include "util/process.h"
 
+#include "util/fork_server.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -23,14 +25,7 @@ namespace {
   // so the kernel kills the child when its parent dies (and a parent that died already is checked).
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(128 + SIGKILL);
-  if (!log_path.empty()) {
-    const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
-    if (fd >= 0) {
-      dup2(fd, STDOUT_FILENO);
-      dup2(fd, STDERR_FILENO);
-      close(fd);
-    }
-  }
+  append_output_to(log_path);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -41,9 +36,28 @@ namespace {
 
 }  // namespace
 
+void append_output_to(const std::string& log_path) {
+  if (log_path.empty()) return;
+  const int fd = open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0644);
+  if (fd < 0) return;
+  dup2(fd, STDOUT_FILENO);
+  dup2(fd, STDERR_FILENO);
+  close(fd);
+}
+
+void record_wait_status(ChildOutcome& outcome, int status) {
+  if (WIFSIGNALED(status)) {
+    outcome.signaled = true;
+    outcome.signal = WTERMSIG(status);
+  } else {
+    outcome.exit_code = WEXITSTATUS(status);
+  }
+}
+
 ChildOutcome run_child(const std::vector<std::string>& argv, const std::string& log_path,
                        double timeout_seconds) {
   if (argv.empty()) throw std::runtime_error("run_child: empty command");
+  if (fork_server_serves(argv)) return run_in_fork_server(argv, log_path, timeout_seconds);
   const auto start = std::chrono::steady_clock::now();
   const pid_t parent = getpid();
   const pid_t pid = fork();
@@ -66,12 +80,7 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const std::string& 
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (WIFSIGNALED(status)) {
-    outcome.signaled = true;
-    outcome.signal = WTERMSIG(status);
-  } else {
-    outcome.exit_code = WEXITSTATUS(status);
-  }
+  record_wait_status(outcome, status);
   return outcome;
 }
 

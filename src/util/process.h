@@ -16,9 +16,16 @@ struct ChildOutcome {
 
 // Runs argv[0] with argv, stdout+stderr appended to log_path (empty: inherit).
 // The child gets its own process group so that a timeout kills everything it started.
+// tune's own commands go through the fork server when one runs (util/fork_server.h): same contract.
 // Throws std::runtime_error when the program cannot be started.
 ChildOutcome run_child(const std::vector<std::string>& argv, const std::string& log_path,
                        double timeout_seconds);
+
+// Appends this process's stdout and stderr to log_path (nothing when empty): a child's log.
+void append_output_to(const std::string& log_path);
+
+// Fills outcome's signal or exit code from a waitpid status.
+void record_wait_status(ChildOutcome& outcome, int status);
 
 // Human text for an outcome: "exit code 3", "signal 11 (Segmentation fault)", "timed out after 30.0 s".
 std::string describe_outcome(const ChildOutcome& outcome);
