@@ -58,13 +58,22 @@ RegressionLine shift_line(const std::vector<double>& reference, const std::vecto
   return line;
 }
 
-RegressionLine speedup_line(const BackendSamples& ref, const BackendSamples& cur, const std::string& native,
-                            const RegressionThresholds& t) {
-  const auto r = log_speedups(ref), n = log_speedups(cur);
+// A paired ratio's line (log samples per process), judged by the test and min_effect: "regression" and
+// "improved" where it gates, "slower" and "faster" where it only informs.
+RegressionLine paired_ratio_line(const std::vector<double>& r, const std::vector<double>& n,
+                                 const RegressionThresholds& t, bool gates) {
   const ShiftEstimate e = estimate_shift(r, n, t.significance);
   RegressionLine line = shift_line(r, n, e);
   const ShiftVerdict v = judge_shift(e, t.min_effect);
-  line.verdict = v == ShiftVerdict::worse ? "regression" : v == ShiftVerdict::better ? "improved" : "ok";
+  line.verdict = v == ShiftVerdict::worse   ? (gates ? "regression" : "slower")
+                 : v == ShiftVerdict::better ? (gates ? "improved" : "faster")
+                                             : "ok";
+  return line;
+}
+
+RegressionLine speedup_line(const BackendSamples& ref, const BackendSamples& cur, const std::string& native,
+                            const RegressionThresholds& t) {
+  RegressionLine line = paired_ratio_line(log_speedups(ref), log_speedups(cur), t, true);
   line.note = "over " + native + ", paired blocks in each process";
   return line;
 }
@@ -73,16 +82,9 @@ RegressionLine speedup_line(const BackendSamples& ref, const BackendSamples& cur
 // shares of it, so another CPU (other vector units, caches) may shift the ratio without any code change.
 RegressionLine relative_speed_line(const BackendSamples& ref, const BackendSamples& cur, const RegressionThresholds& t,
                                    bool same_instance) {
-  const auto r = log_relative_speeds(ref), n = log_relative_speeds(cur);
-  const ShiftEstimate e = estimate_shift(r, n, t.significance);
-  RegressionLine line = shift_line(r, n, e);
-  const ShiftVerdict v = judge_shift(e, t.min_effect);
-  line.verdict = v == ShiftVerdict::worse ? "regression" : v == ShiftVerdict::better ? "improved" : "ok";
+  RegressionLine line = paired_ratio_line(log_relative_speeds(ref), log_relative_speeds(cur), t, same_instance);
   line.note = "over the calibration workload (stock libtorch), paired blocks in each process";
-  if (!same_instance) {
-    line.verdict = v == ShiftVerdict::worse ? "slower" : v == ShiftVerdict::better ? "faster" : "ok";
-    line.note += "; informative: the reference is from another instance";
-  }
+  if (!same_instance) line.note += "; informative: the reference is from another instance";
   return line;
 }
 
