@@ -1,9 +1,10 @@
 // Decides each metric of a regression run against the reference. Policy (configs/ci.yaml explains it):
 // the compiled-over-native speedup and (on the same instance) the native backend's speed relative to the
 // calibration workload, both measured in paired blocks within each trial process, gate CI when they drop
-// significantly by at least min_effect; throughput gates only on the same instance and beyond absolute_max_drop; the seeded loss gates
-// beyond loss_tolerance; a trial that broke (compile error, crash, divergence) gates, one that could not run
-// here (timeout, out of memory, invalid spec) makes the check inconclusive.
+// significantly by at least min_effect; throughput gates only on the same instance and beyond
+// absolute_max_drop; the seeded loss gates beyond loss_tolerance; a trial that broke (compile error, crash,
+// divergence) gates, one that could not run here (timeout, out of memory, invalid spec) makes the check
+// inconclusive.
 #include "report/regression_report.h"
 
 #include <algorithm>
@@ -120,16 +121,6 @@ RegressionLine calibration_throughput_line(RegressionLine line) {
   return line;
 }
 
-// The native backend's line for its speed relative to the calibration workload, from the calibration samples.
-void add_native_relative_speed(const BackendSamples& ref, const BackendSamples& cur, const RegressionConfig& c,
-                               const std::string& model, bool same_instance, RegressionReport& report) {
-  RegressionLine line = relative_speed_line(ref, cur, c.thresholds, same_instance);
-  line.model = model;
-  line.backend = c.native_backend;
-  line.metric = "relative speed";
-  report.lines.push_back(line);
-}
-
 // A backend whose trial broke is a regression; one that could not run here leaves the check inconclusive.
 bool failure_is_regression(const std::string& status) {
   return status == "compile_error" || status == "crashed" || status == "diverged";
@@ -156,22 +147,23 @@ void compare_backend(const ModelSamples& ref, const ModelSamples& cur, const Bac
     report.lines.push_back(line);
     return;
   }
-  auto add = [&](RegressionLine line, const char* metric) {
+  // The calibration samples give the native backend's relative-speed line, hence the backend argument.
+  auto add = [&](RegressionLine line, const char* metric, const std::string& backend) {
     line.model = cur.model;
-    line.backend = b.backend;
+    line.backend = backend;
     line.metric = metric;
     report.lines.push_back(line);
   };
   const BackendSamples* native = cur.find(c.native_backend);
   const bool paired = b.backend != c.native_backend && native && native->status == "ok" && !b.speedups.empty();
   if (b.backend == kCalibrationBackend) {
-    if (paired) add_native_relative_speed(*r, b, c, cur.model, same_instance, report);
-    add(calibration_throughput_line(throughput_line(*r, b, c, same_instance)), "throughput");
+    if (paired) add(relative_speed_line(*r, b, c.thresholds, same_instance), "relative speed", c.native_backend);
+    add(calibration_throughput_line(throughput_line(*r, b, c, same_instance)), "throughput", b.backend);
     return;
   }
-  if (paired) add(speedup_line(*r, b, c.native_backend, c.thresholds), "speedup");
-  add(throughput_line(*r, b, c, same_instance), "throughput");
-  add(loss_line(*r, b, c.thresholds.loss_tolerance), "loss");
+  if (paired) add(speedup_line(*r, b, c.native_backend, c.thresholds), "speedup", b.backend);
+  add(throughput_line(*r, b, c, same_instance), "throughput", b.backend);
+  add(loss_line(*r, b, c.thresholds.loss_tolerance), "loss", b.backend);
 }
 
 // A slower native backend raises every compiled speedup, which alone reads as an improvement: the native
