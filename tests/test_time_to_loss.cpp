@@ -2,9 +2,11 @@
 // scaling-rule rates, the reference target, the time cap, and every strategy against the exhaustive grid.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <numeric>
 
 #include "engine/time_to_loss_search.h"
@@ -182,11 +184,36 @@ TEST(TimeToLossStage, TheLadderStopsAtTheFirstHalvingThatDoesNotImprove) {
   ASSERT_TRUE(stage.outcome.best);
   const int last_batch = stage.outcome.trials.back().candidate.batch_size;
   EXPECT_TRUE(stage.outcome.stop.find("did not improve") != std::string::npos ||
+              stage.outcome.stop.find("large-batch model") != std::string::npos ||
               stage.outcome.stop.find("smallest") != std::string::npos ||
               stage.outcome.stop.find("largest") != std::string::npos)
       << stage.outcome.stop;
   if (stage.outcome.stop.find("did not improve") != std::string::npos)
     EXPECT_NE(stage.outcome.best->candidate.batch_size, last_batch);
+}
+
+TEST(TimeToLoss, TheLargeBatchModelPassesThroughItsPointsAndBendsBetweenItsLimits) {
+  // S = 2 (1 + 32 / b): 6 steps at 16, 10 at 8, and 18 predicted at 4.
+  EXPECT_NEAR(large_batch_model_steps({16, 6}, {8, 10}, 16), 6, 1e-12);
+  EXPECT_NEAR(large_batch_model_steps({16, 6}, {8, 10}, 8), 10, 1e-12);
+  EXPECT_NEAR(large_batch_model_steps({16, 6}, {8, 10}, 4), 18, 1e-12);
+  // Steps that did not grow: no gain from a larger batch (S = S_min); that doubled: constant samples.
+  EXPECT_NEAR(large_batch_model_steps({16, 6}, {8, 5}, 4), 6, 1e-12);
+  EXPECT_NEAR(large_batch_model_steps({16, 6}, {8, 12}, 4), 24, 1e-12);
+  EXPECT_NEAR(large_batch_model_steps({16, 6}, {8, 14}, 4), 28, 1e-12);
+}
+
+// On the landscape the ladder from batch 8 improves at 4 and the model then rules out batch 2; running
+// batch 2's rung anyway shows it could not have won.
+TEST(TimeToLossStage, TheLargeBatchModelSkipsOnlyARungThatCannotWin) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const TimeToLossPlan plan = landscape_plan(landscape, "lr_sweep");
+  const ReplayedStage stage = replay_stage(plan, landscape);
+  ASSERT_NE(stage.outcome.stop.find("batch 2 not run: the large-batch model"), std::string::npos) << stage.outcome.stop;
+  TimeToLossPlan only_two = plan;
+  only_two.step_seconds = {{2, plan.step_seconds.at(2)}};
+  EXPECT_GT(exhaustive_best_seconds(only_two, landscape, stage.outcome.target_loss), stage.outcome.best->seconds_to_target);
+  EXPECT_EQ(stage.outcome.best->seconds_to_target, exhaustive_best_seconds(plan, landscape, stage.outcome.target_loss));
 }
 
 // The engine gives asha its min_steps; the ladder's later rungs are lr_sweep, which has no such option.
@@ -212,6 +239,29 @@ TEST(TimeToLossStage, TheLadderWalksUpWhenHalvingCannotImprove) {
   const double truth = exhaustive_best_seconds(plan, landscape, stage.outcome.target_loss);
   EXPECT_LT(stage.outcome.best->seconds_to_target / truth - 1, 0.10);
   EXPECT_GT(stage.outcome.best->candidate.batch_size, 1);
+}
+
+// lr_sweep's first rung walks from the listed rate nearest the sqrt-scaled reference rate, and every trial
+// of a rung is capped alike (the best time before the rung), so the walk compares losses at equal lengths.
+TEST(TimeToLossStage, TheFirstRungWalksFromTheScaledReferenceRateAndEachRungRunsOneLength) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  const TimeToLossPlan plan = landscape_plan(landscape, "lr_sweep");
+  const ReplayedStage stage = replay_stage(plan, landscape);
+  ASSERT_GE(stage.outcome.trials.size(), 3u);
+  const double scaled = 1e-4 * std::sqrt(plan.throughput_batch / 4.0);
+  const auto& rates = plan.lr_space.learning_rates;
+  const double nearest = *std::min_element(rates.begin(), rates.end(), [&](double a, double b) {
+    return std::fabs(std::log(a / scaled)) < std::fabs(std::log(b / scaled));
+  });
+  EXPECT_DOUBLE_EQ(stage.outcome.trials[1].candidate.learning_rate, nearest);
+  std::map<int, int> steps_of_rung;
+  for (size_t i = 1; i < stage.outcome.trials.size(); ++i) {
+    const Candidate& c = stage.outcome.trials[i].candidate;
+    const auto [it, first] = steps_of_rung.emplace(c.batch_size, c.train_steps);
+    EXPECT_TRUE(first || it->second == c.train_steps) << "batch " << c.batch_size << ": " << c.train_steps
+                                                      << " steps after " << it->second;
+  }
+  EXPECT_LT(stage.outcome.trials.size(), replay_stage(landscape_plan(landscape, "grid"), landscape).outcome.trials.size());
 }
 
 TEST(TimeToLossStage, ABudgetStopEndsTheStageWithTheBestSoFar) {

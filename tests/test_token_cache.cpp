@@ -1,24 +1,34 @@
-// The token cache (src/data/token_cache.h): a hit returns exactly what encoding returns, any change of text or
-// tokenizer files misses, and a corrupt or truncated entry is recomputed rather than trusted.
+// The token cache (src/data/token_cache.h): a hit returns exactly what encoding returns, any edit of a corpus or
+// tokenizer file misses, and a corrupt or truncated entry is recomputed rather than trusted.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
+#include "data/text_corpus.h"
 #include "data/token_cache.h"
 #include "models/model_config.h"
 #include "test_helpers.h"
 
 using namespace tune;
+using tune::testing::error_of;
 using tune::testing::temp_dir;
 using tune::testing::write_file;
 namespace fs = std::filesystem;
 
 namespace {
 
-Corpus sample_corpus(const std::string& extra = "") {
-  return {"test", "In the beginning was the Word, and the Word was with God. " + extra + "And it was so."};
+const std::string kSampleText = "In the beginning was the Word, and the Word was with God. And it was so.";
+
+// A corpus file in a fresh folder; its path.
+std::string sample_corpus(const std::string& name = "token-cache-corpus") {
+  const fs::path file = temp_dir(name) / "text.txt";
+  write_file(file, kSampleText);
+  return file.string();
 }
+
+std::vector<int64_t> encoded_sample(const Tokenizer& tokenizer) { return tokenizer.encode(load_corpus(sample_corpus()).text); }
 
 fs::path only_entry(const fs::path& cache) {
   std::vector<fs::path> files;
@@ -32,34 +42,44 @@ fs::path only_entry(const fs::path& cache) {
 TEST(TokenCache, SecondEncodeIsAHitEqualToEncoding) {
   const fs::path cache = temp_dir("token-cache");
   const HashWordTokenizer tokenizer(resolve_model("bert-tiny"));
-  const Corpus corpus = sample_corpus();
+  const std::string corpus = sample_corpus();
   bool hit = true;
   const auto first = cached_encode(tokenizer, "", corpus, cache.string(), &hit);
   EXPECT_FALSE(hit);
   const auto second = cached_encode(tokenizer, "", corpus, cache.string(), &hit);
   EXPECT_TRUE(hit);
-  EXPECT_EQ(first, tokenizer.encode(corpus.text));
+  EXPECT_EQ(first, encoded_sample(tokenizer));
   EXPECT_EQ(second, first);
 }
 
-TEST(TokenCache, OtherTextOrTokenizerFilesNameAnotherEntry) {
+TEST(TokenCache, AnEditedCorpusOrTokenizerFileNamesAnotherEntry) {
   const HashWordTokenizer tokenizer(resolve_model("bert-tiny"));
-  const Corpus corpus = sample_corpus();
+  const std::string corpus = sample_corpus();
   const std::string key = token_cache_key(tokenizer, "", corpus);
-  EXPECT_NE(token_cache_key(tokenizer, "", sample_corpus("More words. ")), key);
+  EXPECT_EQ(token_cache_key(tokenizer, "", corpus), key);
   EXPECT_NE(token_cache_key(HashWordTokenizer(resolve_model("gpt2-tiny")), "", corpus), key);
+  // Same size, new text: the file's time moves (set explicitly: two writes may share a coarse clock tick).
+  write_file(corpus, std::string(kSampleText).replace(0, 2, "At"));
+  fs::last_write_time(corpus, fs::last_write_time(corpus) + std::chrono::seconds(1));
+  EXPECT_NE(token_cache_key(tokenizer, "", corpus), key);
+  const fs::path folder = fs::path(corpus).parent_path();
+  const std::string folder_key = token_cache_key(tokenizer, "", folder.string());
+  write_file(folder / "more.txt", "More words.");  // a file added to a corpus folder
+  EXPECT_NE(token_cache_key(tokenizer, "", folder.string()), folder_key);
+  EXPECT_NE(error_of([&] { token_cache_key(tokenizer, "", "/no/such/corpus"); }).find("/no/such/corpus"), std::string::npos);
   const fs::path dir = temp_dir("token-cache-files");
   write_file(dir / "vocab.txt", "[PAD]\nthe\n");
   const std::string with_files = token_cache_key(tokenizer, dir.string(), corpus);
   EXPECT_NE(with_files, key);
   write_file(dir / "vocab.txt", "[PAD]\nthe\nword\n");  // same folder, edited vocabulary
+  fs::last_write_time(dir / "vocab.txt", fs::last_write_time(dir / "vocab.txt") + std::chrono::seconds(1));
   EXPECT_NE(token_cache_key(tokenizer, dir.string(), corpus), with_files);
 }
 
 TEST(TokenCache, TruncatedOrCorruptEntryIsRecomputed) {
   const fs::path cache = temp_dir("token-cache-corrupt");
   const HashWordTokenizer tokenizer(resolve_model("bert-tiny"));
-  const Corpus corpus = sample_corpus();
+  const std::string corpus = sample_corpus();
   const auto expected = cached_encode(tokenizer, "", corpus, cache.string());
   const fs::path entry = only_entry(cache);
   fs::resize_file(entry, fs::file_size(entry) - 4);  // the last id cut off, as by a full disk
@@ -76,6 +96,6 @@ TEST(TokenCache, TruncatedOrCorruptEntryIsRecomputed) {
 TEST(TokenCache, NoCacheFolderMeansPlainEncoding) {
   const HashWordTokenizer tokenizer(resolve_model("bert-tiny"));
   bool hit = true;
-  EXPECT_EQ(cached_encode(tokenizer, "", sample_corpus(), "", &hit), tokenizer.encode(sample_corpus().text));
+  EXPECT_EQ(cached_encode(tokenizer, "", sample_corpus(), "", &hit), encoded_sample(tokenizer));
   EXPECT_FALSE(hit);
 }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "test_helpers.h"
 #include "tuner_checks.h"
@@ -190,6 +191,65 @@ std::vector<std::string> lr_strategies_but_random() {
 // Random search is left out: its regret depends on the draws (reported by ReplayReport).
 INSTANTIATE_TEST_SUITE_P(LearningRateStrategies, LrStageTuner, ::testing::ValuesIn(lr_strategies_but_random()),
                          strategy_name);
+
+// ---- lr_sweep's unimodal walk (option start_near) ----
+
+// Drives lr_sweep over rates 1e-5..1e-0 (one per decade) with losses from `loss_of` (NaN: diverged);
+// returns the rates it asked, in order, and its stop reason.
+std::pair<std::vector<double>, std::string> walk(double start_near, const std::function<double(double)>& loss_of) {
+  const auto tuner = make_tuner("lr_sweep", [&] {
+    TunerSpace space = lr_stage_space();
+    space.learning_rates = {1e-5, 1e-4, 1e-3, 1e-2, 1e-1, 1.0};
+    space.options["start_near"] = start_near;
+    return space;
+  }(), 0);
+  std::vector<double> asked;
+  while (const auto c = tuner->ask()) {
+    asked.push_back(c->learning_rate);
+    TrialResult r;
+    r.losses = {loss_of(c->learning_rate)};
+    r.score_loss = r.losses.front();
+    r.status = std::isfinite(r.score_loss) ? TrialStatus::ok : TrialStatus::diverged;
+    tuner->tell(*c, r);
+  }
+  return {asked, tuner->stop_reason()};
+}
+
+double bowl_at(double best, double lr) { return 1 + std::fabs(std::log10(lr / best)); }
+
+TEST(LrSweepWalk, GoesUpWhileBetterAndStopsAtTheFirstWorseRate) {
+  const auto [asked, stop] = walk(2e-4, [](double lr) { return bowl_at(1e-2, lr); });
+  EXPECT_EQ(asked, (std::vector<double>{1e-4, 1e-3, 1e-2, 1e-1}));
+  EXPECT_NE(stop.find("stopped improving"), std::string::npos) << stop;
+}
+
+TEST(LrSweepWalk, AtThePeakTriesOneEitherSideOnly) {
+  const auto [asked, stop] = walk(1e-3, [](double lr) { return bowl_at(1e-3, lr); });
+  EXPECT_EQ(asked, (std::vector<double>{1e-3, 1e-2, 1e-4}));
+}
+
+TEST(LrSweepWalk, GoesDownWhenTheFirstStepUpDivergesAndEndsAtTheSmallestRate) {
+  const auto [asked, stop] = walk(1e-3, [](double lr) { return lr > 1e-3 ? NAN : bowl_at(1e-6, lr); });
+  EXPECT_EQ(asked, (std::vector<double>{1e-3, 1e-2, 1e-4, 1e-5}));
+  EXPECT_NE(stop.find("smallest"), std::string::npos) << stop;
+}
+
+TEST(LrSweepWalk, StartsAtTheListedRateNearestOnALogScaleAndWalksDownFromTheTop) {
+  const auto [asked, stop] = walk(5.0, [](double lr) { return bowl_at(0.1, lr); });
+  EXPECT_EQ(asked, (std::vector<double>{1.0, 1e-1, 1e-2}));
+  EXPECT_NE(stop.find("walk down stopped improving"), std::string::npos) << stop;
+}
+
+TEST(LrSweepWalk, BestIsTheLowestLossAsInTheFullSweep) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  TunerSpace space = lr_stage_space();
+  space.options["start_near"] = 1e-5;
+  const ReplayRun run = replay_tuner("lr_sweep", space, landscape);
+  const ReplayRun full = replay_tuner("lr_sweep", lr_stage_space(), landscape);
+  ASSERT_TRUE(run.best && full.best);
+  EXPECT_EQ(run.best->first.learning_rate, full.best->first.learning_rate);
+  EXPECT_LT(run.trials.size(), full.trials.size());
+}
 
 TEST(AshaTuner, CostsLessThanHalfOfTheGrid) {
   const ReplayLandscape landscape = bert_tiny_landscape();

@@ -34,8 +34,8 @@ std::unique_ptr<Tuner> make_batch_ramp(const TunerSpace& s, uint64_t) {
 }
 
 std::unique_ptr<Tuner> make_lr_sweep(const TunerSpace& s, uint64_t) {
-  return std::make_unique<LrSweep>(
-      LrSweepOptions{s.max_batch_size, learning_rate_list(s, static_cast<int>(s.option("lr_points", 5)))});
+  return std::make_unique<LrSweep>(LrSweepOptions{
+      s.max_batch_size, learning_rate_list(s, static_cast<int>(s.option("lr_points", 5))), s.option("start_near", 0)});
 }
 
 // A function-local static: test suites instantiate over tuner_names() during static initialisation.
@@ -61,7 +61,9 @@ const std::vector<Entry>& entries() {
        GridSearch::option_names(),
        [](const TunerSpace& s, uint64_t) { return std::make_unique<GridSearch>(s); }},
       {{"lr_sweep", "the learning-rate list at one batch size", lr_stage},
-       {"lr_points"},  // default 5: rates log-spaced over the range when the space has no list
+       // lr_points (default 5): rates log-spaced over the range when the space has no list; start_near
+       // (default 0: every rate in order): a unimodal walk from the listed rate nearest it (LrSweepOptions).
+       {"lr_points", "start_near"},
        make_lr_sweep},
       {{"random", "seeded random batch sizes and log-uniform learning rates", both_stages},
        RandomSearch::option_names(),

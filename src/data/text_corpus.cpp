@@ -26,16 +26,17 @@ std::string read_file(const fs::path& path) {
   return text.str();
 }
 
-std::vector<fs::path> text_files(const fs::path& path) {
+}  // namespace
+
+std::vector<std::string> corpus_files(const std::string& path) {
+  if (!fs::exists(path)) throw std::invalid_argument("corpus '" + path + "' does not exist (expected a text file or a folder of them)");
   if (!fs::is_directory(path)) return {path};
-  std::vector<fs::path> files;
+  std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(path))
-    if (entry.is_regular_file()) files.push_back(entry.path());
+    if (entry.is_regular_file()) files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
   return files;
 }
-
-}  // namespace
 
 std::vector<std::string> split_words(const std::string& text) {
   std::vector<std::string> words;
@@ -53,9 +54,8 @@ std::vector<std::string> split_words(const std::string& text) {
 }
 
 Corpus load_corpus(const std::string& path) {
-  if (!fs::exists(path)) throw std::invalid_argument("corpus '" + path + "' does not exist (expected a text file or a folder of them)");
   Corpus corpus{path, {}};
-  for (const auto& file : text_files(path)) corpus.text += read_file(file) + "\n";
+  for (const auto& file : corpus_files(path)) corpus.text += read_file(file) + "\n";
   // split_words would yield nothing exactly when no character is alphanumeric or punctuation.
   const bool has_words = std::any_of(corpus.text.begin(), corpus.text.end(), [](unsigned char ch) {
     return std::isalnum(ch) || std::ispunct(ch);
@@ -64,11 +64,11 @@ Corpus load_corpus(const std::string& path) {
   return corpus;
 }
 
-Corpus load_default_corpus() {
-  if (const char* path = std::getenv("TUNE_CORPUS"); path && *path) return load_corpus(path);
+std::string default_corpus_path() {
+  if (const char* path = std::getenv("TUNE_CORPUS"); path && *path) return path;
   const fs::path project = fs::path(tune_home()) / "corpus";
-  if (fs::is_directory(project) && !fs::is_empty(project)) return load_corpus(project.string());
-  return load_corpus("/usr/share/common-licenses");
+  if (fs::is_directory(project) && !fs::is_empty(project)) return project.string();
+  return "/usr/share/common-licenses";
 }
 
 std::vector<int64_t> hash_token_ids(const std::vector<std::string>& words, int64_t first_id, int64_t vocab_size) {

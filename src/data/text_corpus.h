@@ -16,10 +16,14 @@ struct Corpus {
 // naming the path when it is missing or holds no text.
 Corpus load_corpus(const std::string& path);
 
-// The default corpus: $TUNE_CORPUS if set; else corpus/ in the project (scripts/setup writes the King
-// James Bible there from Debian's bible-kjv); else the licence texts every Debian system ships in
+// The files load_corpus reads, in its order: the path itself, or the regular files of a folder by name.
+// Throws std::invalid_argument naming the path when it is missing.
+std::vector<std::string> corpus_files(const std::string& path);
+
+// The default corpus's path: $TUNE_CORPUS if set; else corpus/ in the project (scripts/setup writes the
+// King James Bible there from Debian's bible-kjv); else the licence texts every Debian system ships in
 // /usr/share/common-licenses. All real English prose, none of it from ../shared.
-Corpus load_default_corpus();
+std::string default_corpus_path();
 
 // Lowercased words and single punctuation marks, in order.
 std::vector<std::string> split_words(const std::string& text);

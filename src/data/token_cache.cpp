@@ -5,10 +5,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "util/hash.h"
 
@@ -17,23 +17,24 @@ namespace fs = std::filesystem;
 namespace tune {
 namespace {
 
-constexpr char kMagic[8] = {'t', 'u', 'n', 'e', 't', 'o', 'k', '1'};  // bump with any change of layout or key
+constexpr char kMagic[8] = {'t', 'u', 'n', 'e', 't', 'o', 'k', '2'};  // bump with any change of layout or key
 
-std::string file_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
+// A file as make sees it: path, size and modification time.
+uint64_t hash_file_identity(uint64_t h, const std::string& file) {
+  const auto mtime = fs::last_write_time(file).time_since_epoch();
+  return stable_hash_update(h, file + '\0' + std::to_string(fs::file_size(file)) + '\0' +
+                                   std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(mtime).count()) +
+                                   '\0');
 }
 
-// The tokenizer folder's files in name order, by name and content.
+// The tokenizer folder's files in name order.
 uint64_t hash_tokenizer_files(uint64_t h, const std::string& dir) {
   if (dir.empty()) return h;
-  std::vector<fs::path> files;
+  std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.is_regular_file()) files.push_back(entry.path());
+    if (entry.is_regular_file()) files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
-  for (const auto& file : files) h = stable_hash_update(stable_hash_update(h, file.filename().string() + '\0'), file_text(file));
+  for (const auto& file : files) h = hash_file_identity(h, file);
   return h;
 }
 
@@ -82,25 +83,26 @@ std::string tune_cache_dir() {
   return "";
 }
 
-std::string token_cache_key(const Tokenizer& tokenizer, const std::string& tokenizer_dir, const Corpus& corpus) {
+std::string token_cache_key(const Tokenizer& tokenizer, const std::string& tokenizer_dir, const std::string& corpus_path) {
   uint64_t h = stable_hash_update(kStableHashSeed, std::string(kMagic, sizeof kMagic) + tokenizer.describe() + '\0');
   h = hash_tokenizer_files(h, tokenizer_dir);
-  h = stable_hash_update(h, std::to_string(corpus.text.size()) + '\0');
-  return stable_hash_hex(stable_hash_update(h, corpus.text));
+  h = stable_hash_update(h, std::string("corpus\0", 7));
+  for (const auto& file : corpus_files(corpus_path)) h = hash_file_identity(h, file);
+  return stable_hash_hex(h);
 }
 
-std::vector<int64_t> cached_encode(const Tokenizer& tokenizer, const std::string& tokenizer_dir, const Corpus& corpus,
-                                   const std::string& cache_dir, bool* hit) {
+std::vector<int64_t> cached_encode(const Tokenizer& tokenizer, const std::string& tokenizer_dir,
+                                   const std::string& corpus_path, const std::string& cache_dir, bool* hit) {
   if (hit) *hit = false;
-  if (cache_dir.empty()) return tokenizer.encode(corpus.text);
-  const std::string key = token_cache_key(tokenizer, tokenizer_dir, corpus);
+  if (cache_dir.empty()) return tokenizer.encode(load_corpus(corpus_path).text);
+  const std::string key = token_cache_key(tokenizer, tokenizer_dir, corpus_path);
   const fs::path path = fs::path(cache_dir) / "tokens" / (key + ".ids");
   std::vector<int64_t> ids = read_entry(path, key);
   if (!ids.empty()) {
     if (hit) *hit = true;
     return ids;
   }
-  ids = tokenizer.encode(corpus.text);
+  ids = tokenizer.encode(load_corpus(corpus_path).text);
   write_entry(path, key, ids);
   return ids;
 }

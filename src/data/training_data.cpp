@@ -69,16 +69,16 @@ TrainingData load_training_data(const TrialSpec& spec, std::string* description)
     if (description) *description += "; " + tokenizer->describe();
     return data;
   }
-  const Corpus corpus = spec.corpus_path.empty() ? load_default_corpus() : load_corpus(spec.corpus_path);
+  const std::string corpus_path = spec.corpus_path.empty() ? default_corpus_path() : spec.corpus_path;
   if (classification) {
-    data.examples = corpus_part_examples(corpus, *tokenizer, spec.model.num_labels, description);
+    data.examples = corpus_part_examples(load_corpus(corpus_path), *tokenizer, spec.model.num_labels, description);
     if (description) *description += "; " + tokenizer->describe();
     return data;
   }
   bool cached = false;
-  data.stream = cached_encode(*tokenizer, spec.tokenizer_dir, corpus, tune_cache_dir(), &cached);
+  data.stream = cached_encode(*tokenizer, spec.tokenizer_dir, corpus_path, tune_cache_dir(), &cached);
   if (description)
-    *description = "corpus " + corpus.source + " (" + std::to_string(data.stream.size()) + " tokens" +
+    *description = "corpus " + corpus_path + " (" + std::to_string(data.stream.size()) + " tokens" +
                    (cached ? ", from the token cache " + tune_cache_dir() : "") + "); " +
                    tokenizer->describe();
   return data;

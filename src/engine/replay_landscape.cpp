@@ -17,13 +17,6 @@ double through(double x0, double y0, double x1, double y1, double x) {
   return x1 == x0 ? y0 : y0 + (y1 - y0) * (x - x0) / (x1 - x0);
 }
 
-// The mean of the last quarter of the curve (at least 2 steps), as trial_runner scores a trial.
-double tail_mean(const std::vector<double>& losses) {
-  const size_t n = std::max<size_t>(2, losses.size() / 4);
-  const size_t from = losses.size() > n ? losses.size() - n : 0;
-  return std::accumulate(losses.begin() + from, losses.end(), 0.0) / static_cast<double>(losses.size() - from);
-}
-
 // Between two recorded sizes that fit: samples/s in log batch, memory linear in the batch.
 RecordedBatch between(int b, int lo, const RecordedBatch& a, int hi, const RecordedBatch& c) {
   const double log_b = std::log2(b), log_lo = std::log2(lo), log_hi = std::log2(hi);
@@ -129,7 +122,7 @@ TrialResult ReplayLandscape::replay(const Candidate& candidate) const {
       r.error_message = strf("loss became %f at step %zu", loss, r.losses.size());
       break;
     }
-  if (r.ok() && !r.losses.empty()) r.score_loss = tail_mean(r.losses);
+  if (r.ok() && !r.losses.empty()) r.score_loss = tail_mean_loss(r.losses);
   r.wall_seconds = trial_seconds(candidate, r);
   return r;
 }

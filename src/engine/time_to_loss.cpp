@@ -6,6 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "util/check.h"
 #include "util/table_format.h"
 
 namespace tune {
@@ -38,6 +39,15 @@ std::optional<double> seconds_to_reach(const std::vector<double>& losses, double
   const auto steps = steps_to_reach(losses, target_loss, window);
   if (!steps || !(step_seconds > 0)) return std::nullopt;
   return *steps * step_seconds;
+}
+
+double large_batch_model_steps(StepsAtBatch larger, StepsAtBatch smaller, int batch) {
+  TUNE_CHECK(smaller.batch < larger.batch && batch > 0, "large-batch model: batches out of order");
+  // S = a + c / b through both points: c = S_min B_noise, a = S_min.
+  const double c = std::max(0.0, (smaller.steps - larger.steps) / (1.0 / smaller.batch - 1.0 / larger.batch));
+  const double a = larger.steps - c / larger.batch;
+  if (a < 0) return smaller.steps * smaller.batch / batch;
+  return a + c / batch;
 }
 
 std::vector<double> scaling_rule_rates(double learning_rate, int from_batch, int to_batch) {

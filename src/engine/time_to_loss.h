@@ -34,4 +34,17 @@ std::optional<double> seconds_to_reach(const std::vector<double>& losses, double
 // square-root and linear scaling rules (x sqrt(k), x k with k = to/from); duplicates removed, ascending.
 std::vector<double> scaling_rule_rates(double learning_rate, int from_batch, int to_batch);
 
+// Two batch sizes and the steps each needed to reach the target (at its best rate), as
+// {batch, steps} points.
+struct StepsAtBatch {
+  int batch = 1;
+  double steps = 0;
+};
+
+// The empirical model of large-batch training (McCandlish et al. 2018, "An Empirical Model of Large-Batch
+// Training"): steps to a target S(b) = S_min (1 + B_noise / b), fitted through two points; the steps it
+// predicts at `batch`. Steps that did not grow as the batch shrank fit B_noise = 0 (S = S_min); steps that
+// grew faster than the batch shrank fit S_min = 0 (constant samples, the smaller batch's).
+double large_batch_model_steps(StepsAtBatch larger, StepsAtBatch smaller, int batch);
+
 }  // namespace tune

@@ -12,6 +12,11 @@
 namespace tune {
 namespace {
 
+// The square-root scaling rule: the middle of the same, sqrt and linear rates for a batch change.
+double sqrt_rule_rate(double learning_rate, int from_batch, int to_batch) {
+  return learning_rate * std::sqrt(static_cast<double>(to_batch) / from_batch);
+}
+
 class TimeToLossSearch {
  public:
   TimeToLossSearch(const TimeToLossPlan& plan, const TimeToLossRunner& run) : plan_(plan), run_(run) {}
@@ -70,12 +75,17 @@ class TimeToLossSearch {
   // reached the target by then cannot beat it (a tie keeps the earlier best).
   int steps_for(const Candidate& c, bool uncapped) const {
     int steps = c.train_steps > 0 ? c.train_steps : steps_for_samples(plan_.target.samples, c.batch_size);
-    if (uncapped || !plan_.time_cap || !out_.best) return steps;
+    const std::optional<double> best = joint_ ? best_seconds() : rung_cap_;
+    if (uncapped || !plan_.time_cap || !best) return steps;
     const auto it = plan_.step_seconds.find(c.batch_size);
     if (it == plan_.step_seconds.end()) return steps;
     // At least one score window, so the trial's loss still tells a learning-rate strategy something.
-    const int cap = static_cast<int>(std::ceil(out_.best->seconds_to_target / it->second - 1e-9));
+    const int cap = static_cast<int>(std::ceil(*best / it->second - 1e-9));
     return std::min(steps, std::max(cap, score_window(plan_.target.samples, c.batch_size)));
+  }
+
+  std::optional<double> best_seconds() const {
+    return out_.best ? std::optional<double>(out_.best->seconds_to_target) : std::nullopt;
   }
 
   // An earlier trial of the same batch and rate at least this long: with the same seed its curve
@@ -88,9 +98,20 @@ class TimeToLossSearch {
     return nullptr;
   }
 
+  // The earlier curve's first c.train_steps steps, scored as a trial of that length (a strategy compares
+  // a rung's trials at equal lengths).
+  TimeToLossTrial cut_to(const TimeToLossTrial& earlier, const Candidate& c) {
+    TimeToLossTrial cut{c, earlier.result, 0, 0};
+    if (!cut.result.ok()) return cut;
+    cut.result.losses.resize(std::min<size_t>(cut.result.losses.size(), c.train_steps));
+    cut.result.score_loss = tail_mean_loss(cut.result.losses);
+    score(cut);
+    return cut;
+  }
+
   std::optional<TimeToLossTrial> run_one(Candidate c, bool uncapped = false) {
     c.train_steps = steps_for(c, uncapped);
-    if (const TimeToLossTrial* earlier = longer_run_of(c)) return *earlier;
+    if (const TimeToLossTrial* earlier = longer_run_of(c)) return cut_to(*earlier, c);
     const auto result = run_(c);
     if (!result) return std::nullopt;
     out_.trials.push_back({c, *result, 0, 0});
@@ -140,6 +161,7 @@ class TimeToLossSearch {
   }
 
   void run_joint() {
+    joint_ = true;
     const int lo = plan_.step_seconds.begin()->first, hi = plan_.step_seconds.rbegin()->first;
     const auto tuner = make_tuner(plan_.lr_tuner, space_at(lo, hi, {}), plan_.seed);
     drive(*tuner);
@@ -150,8 +172,13 @@ class TimeToLossSearch {
   // does not improve, a walk up instead (the ramp may have stopped early on a noisy measurement).
   void run_ladder() {
     const int start = plan_.throughput_batch;
-    auto rung = make_tuner(plan_.lr_tuner, space_at(start, start, {}), plan_.seed);
+    TunerSpace first = space_at(start, start, {});
+    if (plan_.lr_tuner == "lr_sweep" && !first.options.count("start_near"))
+      first.options["start_near"] = sqrt_rule_rate(plan_.target.reference_learning_rate,
+                                                   fitting_batch_at_most(plan_.target.reference_batch), start);
+    auto rung = make_tuner(plan_.lr_tuner, first, plan_.seed);
     const size_t start_first = out_.trials.size();
+    rung_cap_ = best_seconds();
     const auto start_best = drive(*rung);
     if (budget_spent_) return;
     int improved = 0;
@@ -170,15 +197,17 @@ class TimeToLossSearch {
   std::string walk(int batch, std::optional<TimeToLossTrial> rung_best, size_t rung_first, bool down,
                    int& improved) {
     double previous = rung_best ? rung_best->seconds_to_target : std::numeric_limits<double>::infinity();
+    std::optional<TimeToLossTrial> previous_best = rung_best;
     for (;;) {
       const int next = down ? batch / 2 : batch * 2;
       const bool fits = down ? plan_.step_seconds.count(next) > 0 : next <= plan_.max_batch_size;
       if (!fits) return strf("batch %d is the %s in range", batch, down ? "smallest" : "largest");
       const double lr = rung_best ? rung_best->candidate.learning_rate : lowest_loss_rate(rung_first);
       TunerSpace scaled = space_at(next, next, scaling_rule_rates(lr, batch, next));
-      scaled.options.clear();  // the first rung's strategy options are not lr_sweep's
+      scaled.options = {{"start_near", sqrt_rule_rate(lr, batch, next)}};  // not the first rung's strategy's
       auto rung = make_tuner("lr_sweep", scaled, plan_.seed);
       rung_first = out_.trials.size();
+      rung_cap_ = best_seconds();
       rung_best = drive(*rung);
       if (!budget_spent_) rung_best = beyond_the_edge(rung_best, scaled.learning_rates);
       if (budget_spent_) return "budget";
@@ -186,8 +215,26 @@ class TimeToLossSearch {
         return strf("batch %d did not improve on batch %d", next, batch);
       if (rung_best) previous = rung_best->seconds_to_target;
       ++improved;
+      if (down && previous_best && rung_best)
+        if (const auto why = model_rules_out(*previous_best, *rung_best)) return *why;
+      previous_best = rung_best;
       batch = next;
     }
+  }
+
+  // After two rungs that reached the target, the large-batch model's steps at the next halving: when even
+  // they would take at least the best time, the rung cannot win and is not run (why, for the output).
+  std::optional<std::string> model_rules_out(const TimeToLossTrial& larger, const TimeToLossTrial& smaller) const {
+    const int batch = smaller.candidate.batch_size / 2;
+    const auto step = plan_.step_seconds.find(batch);
+    if (step == plan_.step_seconds.end() || !out_.best) return std::nullopt;
+    const double steps = large_batch_model_steps({larger.candidate.batch_size, double(larger.steps_to_target)},
+                                                 {smaller.candidate.batch_size, double(smaller.steps_to_target)}, batch);
+    if (steps * step->second < out_.best->seconds_to_target) return std::nullopt;
+    return strf("batch %d not run: the large-batch model through batch %d (%d steps) and %d (%d steps) predicts "
+                "%.1f steps, %.3f s, no faster than the best %.3f s",
+                batch, larger.candidate.batch_size, larger.steps_to_target, smaller.candidate.batch_size,
+                smaller.steps_to_target, steps, steps * step->second, out_.best->seconds_to_target);
   }
 
   // When a rung's best rate is the largest (or smallest) it tried, the optimum may lie beyond: one more
@@ -221,6 +268,10 @@ class TimeToLossSearch {
   const TimeToLossRunner& run_;
   TimeToLossOutcome out_;
   bool budget_spent_ = false;
+  // The time cap: the joint space's trials stop at the best time so far; every trial of a ladder rung
+  // stops at the best time before the rung began, so the rung's losses compare at equal lengths.
+  bool joint_ = false;
+  std::optional<double> rung_cap_;
 };
 
 nlohmann::json trial_json(const TimeToLossTrial& t) {

@@ -40,7 +40,8 @@ struct TimeToLossPlan {
   std::string lr_tuner = "lr_sweep";   // a learning-rate strategy runs a batch ladder; grid or random, the joint space
   TunerSpace lr_space;                 // learning rates, options and max_trials of the strategy
   uint64_t seed = 0;
-  // Stop a trial once it has run as long as the best time to the target so far: it can no longer win.
+  // Stop a trial once it has run as long as the best time to the target so far (the joint space), or as the
+  // best before its rung began (the ladder, so a rung's trials compare at one length): it can no longer win.
   bool time_cap = true;
 };
 
@@ -51,7 +52,7 @@ using TimeToLossRunner = std::function<std::optional<TrialResult>(const Candidat
 // of fitting batch sizes x learning rates (strategies that search batch sizes too: grid, random), or a
 // batch ladder: the strategy at the throughput stage's batch, then halving the batch with the
 // scaling-rule rates from the best so far while the time to the target improves (doubling instead when
-// the first halving does not improve).
+// the first halving does not improve), and not past a halving the large-batch model rules out.
 TimeToLossOutcome search_time_to_loss(const TimeToLossPlan& plan, const TimeToLossRunner& run);
 
 // The outcome for `tune --json`: target, best and every trial (batch, rate, steps, time to the target).

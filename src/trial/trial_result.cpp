@@ -2,7 +2,17 @@
 // A failed result always carries the stage it failed in and the message that explains it.
 #include "trial/trial_result.h"
 
+#include <algorithm>
+#include <numeric>
+
 namespace tune {
+
+double tail_mean_loss(const std::vector<double>& losses) {
+  if (losses.empty()) return 0;
+  const size_t n = std::max<size_t>(2, losses.size() / 4);
+  const size_t from = losses.size() > n ? losses.size() - n : 0;
+  return std::accumulate(losses.begin() + from, losses.end(), 0.0) / static_cast<double>(losses.size() - from);
+}
 
 TrialResult failed_result(TrialStatus status, const std::string& stage, const std::string& message) {
   TrialResult result;

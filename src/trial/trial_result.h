@@ -73,4 +73,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialResult, status, error_stage
 // A failed result with its stage and message.
 TrialResult failed_result(TrialStatus status, const std::string& stage, const std::string& message);
 
+// A learning-rate trial's score: the mean of the last quarter of its losses (at least 2 steps), less
+// fooled by one noisy batch than the last loss; 0 for no losses.
+double tail_mean_loss(const std::vector<double>& losses);
+
 }  // namespace tune

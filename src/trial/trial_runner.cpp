@@ -35,13 +35,6 @@ int total_steps(const TrialSpec& spec) {
   return spec.warmup_steps + spec.max_measure_steps;
 }
 
-// The last quarter of the curve (at least 2 steps): less fooled by one noisy batch than the last loss.
-double tail_mean(const std::vector<double>& losses) {
-  const size_t n = std::max<size_t>(2, losses.size() / 4);
-  const size_t from = losses.size() > n ? losses.size() - n : 0;
-  return std::accumulate(losses.begin() + from, losses.end(), 0.0) / static_cast<double>(losses.size() - from);
-}
-
 }  // namespace
 
 bool is_out_of_memory(const std::exception& e) {
@@ -63,7 +56,7 @@ void summarise_steps(const TrialSpec& spec, TrialResult& r) {
   }
   r.compile_overhead_seconds =
       std::max(0.0, r.compile_seconds + r.first_steps_seconds - spec.warmup_steps * r.step_time_median);
-  if (!r.losses.empty()) r.score_loss = tail_mean(r.losses);
+  if (!r.losses.empty()) r.score_loss = tail_mean_loss(r.losses);
 }
 
 namespace {
