@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "trial/step_statistics.h"
 #include "tuners/tuner_registry.h"
 #include "util/table_format.h"
 
@@ -28,6 +29,7 @@ class TimeToLossSearch {
     const bool joint = tuner_supports(plan_.lr_tuner, StageObjective::throughput);
     if (joint) run_joint();
     else run_ladder();
+    choose_on_pooled_clock();
     return out_;
   }
 
@@ -67,8 +69,22 @@ class TimeToLossSearch {
   }
 
   double step_seconds(int batch, const TrialResult& result) const {
-    const auto it = plan_.step_seconds.find(batch);
-    return it != plan_.step_seconds.end() ? it->second : result.step_time_median;
+    const auto& clock = out_.step_seconds.empty() ? plan_.step_seconds : out_.step_seconds;
+    const auto it = clock.find(batch);
+    return it != clock.end() ? it->second : result.step_time_median;
+  }
+
+  // One process's step time moved by up to 25% on the 2-core CPU, more than two batch sizes that tie differ
+  // (the trials are short): the choice is made on the median over every process that ran the batch.
+  void choose_on_pooled_clock() {
+    std::map<int, std::vector<double>> samples;
+    for (const auto& [batch, seconds] : plan_.step_seconds) samples[batch].push_back(seconds);
+    for (const auto& t : out_.trials)
+      if (t.result.ok() && t.result.step_time_median > 0)
+        samples[t.candidate.batch_size].push_back(t.result.step_time_median);
+    for (const auto& [batch, seconds] : samples) out_.step_seconds[batch] = step_statistics(seconds).median;
+    out_.best.reset();
+    for (auto& t : out_.trials) score(t);
   }
 
   // Full length is target.samples samples; with a best time, no longer than it: a trial that has not
@@ -80,7 +96,7 @@ class TimeToLossSearch {
     const auto it = plan_.step_seconds.find(c.batch_size);
     if (it == plan_.step_seconds.end()) return steps;
     // At least one score window, so the trial's loss still tells a learning-rate strategy something.
-    const int cap = static_cast<int>(std::ceil(*best / it->second - 1e-9));
+    const int cap = static_cast<int>(std::ceil(*best * (1 + plan_.time_cap_margin) / it->second - 1e-9));
     return std::min(steps, std::max(cap, score_window(plan_.target.samples, c.batch_size)));
   }
 
@@ -287,7 +303,9 @@ nlohmann::json trial_json(const TimeToLossTrial& t) {
 nlohmann::json time_to_loss_json(const TimeToLossOutcome& outcome) {
   nlohmann::json trials = nlohmann::json::array();
   for (const auto& t : outcome.trials) trials.push_back(trial_json(t));
-  return {{"target_loss", outcome.target_loss}, {"target_source", outcome.target_source},
+  nlohmann::json clock = nlohmann::json::object();
+  for (const auto& [batch, seconds] : outcome.step_seconds) clock[std::to_string(batch)] = seconds;
+  return {{"target_loss", outcome.target_loss}, {"target_source", outcome.target_source}, {"step_seconds", clock},
           {"target_samples", outcome.target_samples}, {"stop", outcome.stop},
           {"best", outcome.best ? trial_json(*outcome.best) : nlohmann::json()}, {"trials", trials}};
 }

@@ -28,8 +28,11 @@ struct TimeToLossOutcome {
   std::string target_source;    // how the target was set, for the output
   int target_samples = 0;
   std::vector<TimeToLossTrial> trials;  // in the order they ran, the reference trial first
-  std::optional<TimeToLossTrial> best;  // the fewest seconds to the target
+  std::optional<TimeToLossTrial> best;  // the fewest seconds to the target, on the pooled clock
   std::string stop;                     // why the stage ended
+  // The clock the best is chosen on: per batch, the median over the throughput stage's step time and every
+  // trial's at that batch (each a process of its own).
+  std::map<int, double> step_seconds;
 };
 
 struct TimeToLossPlan {
@@ -43,6 +46,10 @@ struct TimeToLossPlan {
   // Stop a trial once it has run as long as the best time to the target so far (the joint space), or as the
   // best before its rung began (the ladder, so a rung's trials compare at one length): it can no longer win.
   bool time_cap = true;
+  // ...plus this share: the cap is in steps at one throughput trial's step time, which moves by ~10% from
+  // process to process on the 2-core CPU; a batch measured slow still gets to reach the target, and the
+  // choice is then made on the pooled clock (TimeToLossOutcome::step_seconds).
+  double time_cap_margin = 0.10;
 };
 
 // Runs one candidate (train_steps set) and returns its result, or nothing when the budget ends the stage.
