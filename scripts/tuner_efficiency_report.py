@@ -148,22 +148,24 @@ def markdown(r):
            f"{r['date']}, commit {m['commit']}, {m['cpu']} ({m['cores']} cores).", "",
            f"Objective: seconds to reach the target loss {r['target_loss']:.4f} = steps until the mean loss over the "
            f"last quarter of the samples (a window of {r['target_samples']}/4 samples) is at or below it x the "
-           f"throughput stage's median step time at that batch. Target: {r['target_source']}; every trial trains on {r['target_samples']} samples "
-           f"(capped at the best time so far, except the ground truth). Lower is better.", "",
+           f"strategy's own clock at that batch: the median step time over every process that ran it (the throughput "
+           f"trial and each learning-rate trial). Target: {r['target_source']}; every trial trains on {r['target_samples']} "
+           f"samples (capped at the best time before its ladder rung + 10%, or the best so far for grid and random; "
+           f"the ground truth runs uncapped). Lower is better.", "",
            f"Ground truth: the exhaustive grid (all batch sizes x all listed rates, full length) reaches the target "
            f"fastest at batch {r['grid_best']['batch_size']}, lr {r['grid_best']['learning_rate']:.2e}: "
            f"{r['grid_best']['seconds_to_target']:.3f} s ({r['grid_best']['steps_to_target']} steps) on its own "
-           f"throughput stage's step times. On the judge's clock (each batch size's median step time over "
+           f"clock. On the judge's clock (each batch size's median step time over "
            f"{min(r['clock_samples'].values())}-{max(r['clock_samples'].values())} throughput trials: the grid's and its "
            f"reruns, round-robin over the sizes) the best is batch {r['judged_best']['batch_size']}, lr "
            f"{r['judged_best']['learning_rate']:.2e}: {r['judged_best']['seconds_on_clock']:.3f} s "
            f"({r['judged_best']['steps_to_target']} steps).", "",
            "Judge's clock, median step time per batch: " +
            ", ".join(f"{b}: {1e3 * t:.2f} ms" for b, t in sorted(r['clock_step_seconds'].items(), key=lambda x: int(x[0]))) + ".", "",
-           f"Machine load (1-min load average on {m['cores']} cores, shared with other builders) during the grid: "
-           f"mean {r['strategies'][0]['load_mean']:.1f}, max {r['strategies'][0]['load_max']:.1f}; per strategy below. "
-           "Step times under such load vary by 2x between trials, so the objective (which multiplies by the throughput "
-           "stage's step time) carries that noise.", "",
+           f"Machine load (1-min load average on {m['cores']} cores; the trials' own 2 threads make about 1-2) during "
+           f"the grid: mean {r['strategies'][0]['load_mean']:.1f}, max {r['strategies'][0]['load_max']:.1f}; per "
+           "strategy below. Any other process on the machine slows 2-thread trials by 2x or more in bursts, and "
+           "the objective multiplies by step times: run it on an otherwise idle machine.", "",
            "| strategy | batch tuner | lr tuner | batch | lr | s to target (own clock) | regret (own clock) | regret (judge's clock) | trials "
            "| cost s | cost / grid | goal (<=3%, <=25%) | load avg (mean/max) |",
            "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
