@@ -283,6 +283,33 @@ TEST(TimeToLossStage, TheBestIsChosenOnTheMedianOverEveryProcessThatRanTheBatch)
   EXPECT_DOUBLE_EQ(stage.outcome.best->seconds_to_target, truth.outcome.best->seconds_to_target);
 }
 
+// Only the reference config (batch 4) ever reaches the target: the rungs above it go on halving (they never
+// reach), the rung at batch 4 is judged with the reference trial, and batch 2, no faster, ends the ladder
+// rather than walking on to batch 1.
+TEST(TimeToLossStage, ARungIsJudgedWithEveryEarlierTrialAtItsBatch) {
+  TimeToLossPlan plan;
+  plan.target = {0, 64, 4, 3e-4};  // a rate no rung tries: the rungs scale from 1e-3, the list's
+  plan.step_seconds = {{1, 0.001}, {2, 0.0015}, {4, 0.002}, {8, 0.003}};
+  plan.throughput_batch = 8;
+  plan.lr_space = lr_stage_space();
+  plan.lr_space.learning_rates = {1e-4, 1e-3, 1e-2};
+  std::vector<Candidate> ran;
+  const TimeToLossOutcome outcome = search_time_to_loss(plan, [&](const Candidate& c) -> std::optional<TrialResult> {
+    ran.push_back(c);
+    TrialResult r;
+    r.status = TrialStatus::ok;
+    const bool reference = c.batch_size == 4 && c.learning_rate == 3e-4;
+    for (int step = 0; step < c.train_steps; ++step) r.losses.push_back(reference ? 10.0 - step * 0.1 : 10.0);
+    r.score_loss = tail_mean_loss(r.losses);
+    r.step_time_median = plan.step_seconds.at(c.batch_size);
+    return r;
+  });
+  ASSERT_TRUE(outcome.best);
+  EXPECT_EQ(outcome.best->candidate.batch_size, 4);
+  EXPECT_NE(outcome.stop.find("batch 2 did not improve on batch 4"), std::string::npos) << outcome.stop;
+  EXPECT_TRUE(std::none_of(ran.begin(), ran.end(), [](const Candidate& c) { return c.batch_size == 1; }));
+}
+
 TEST(TimeToLossStage, ABudgetStopEndsTheStageWithTheBestSoFar) {
   const ReplayLandscape landscape = bert_tiny_landscape();
   const ReplayedStage stage = replay_stage(landscape_plan(landscape, "grid"), landscape, 5);

@@ -195,7 +195,7 @@ class TimeToLossSearch {
     auto rung = make_tuner(plan_.lr_tuner, first, plan_.seed);
     const size_t start_first = out_.trials.size();
     rung_cap_ = best_seconds();
-    const auto start_best = drive(*rung);
+    const auto start_best = fastest_at(start, drive(*rung));
     if (budget_spent_) return;
     int improved = 0;
     const std::string down = walk(start, start_best, start_first, true, improved);
@@ -225,7 +225,7 @@ class TimeToLossSearch {
       rung_first = out_.trials.size();
       rung_cap_ = best_seconds();
       rung_best = drive(*rung);
-      if (!budget_spent_) rung_best = beyond_the_edge(rung_best, scaled.learning_rates);
+      if (!budget_spent_) rung_best = fastest_at(next, beyond_the_edge(rung_best, scaled.learning_rates));
       if (budget_spent_) return "budget";
       if (rung_best ? rung_best->seconds_to_target >= previous : std::isfinite(previous))
         return strf("batch %d did not improve on batch %d", next, batch);
@@ -248,9 +248,18 @@ class TimeToLossSearch {
                                                  {smaller.candidate.batch_size, double(smaller.steps_to_target)}, batch);
     if (steps * step->second < out_.best->seconds_to_target) return std::nullopt;
     return strf("batch %d not run: the large-batch model through batch %d (%d steps) and %d (%d steps) predicts "
-                "%.1f steps, %.3f s, no faster than the best %.3f s",
+                "%.1f steps, %.3f s, no faster than the best so far %.3f s (throughput stage's clock)",
                 batch, larger.candidate.batch_size, larger.steps_to_target, smaller.candidate.batch_size,
                 smaller.steps_to_target, steps, steps * step->second, out_.best->seconds_to_target);
+  }
+
+  // The rung's best, or an earlier trial at its batch that reached the target faster (the reference trial):
+  // a rung is judged against the best known at its batch.
+  std::optional<TimeToLossTrial> fastest_at(int batch, std::optional<TimeToLossTrial> rung_best) const {
+    for (const auto& t : out_.trials)
+      if (t.candidate.batch_size == batch && t.reaches() && (!rung_best || t.seconds_to_target < rung_best->seconds_to_target))
+        rung_best = t;
+    return rung_best;
   }
 
   // When a rung's best rate is the largest (or smallest) it tried, the optimum may lie beyond: one more
