@@ -50,12 +50,16 @@ double large_batch_model_steps(StepsAtBatch larger, StepsAtBatch smaller, int ba
   return a + c / batch;
 }
 
+double sqrt_rule_rate(double learning_rate, int from_batch, int to_batch) {
+  return learning_rate * std::sqrt(static_cast<double>(to_batch) / from_batch);
+}
+
 std::vector<double> scaling_rule_rates(double learning_rate, int from_batch, int to_batch) {
   if (!(learning_rate > 0) || from_batch < 1 || to_batch < 1)
     throw std::invalid_argument(strf("learning rate %g from batch %d to %d: expected a rate > 0 and batches >= 1",
                                      learning_rate, from_batch, to_batch));
   const double k = static_cast<double>(to_batch) / from_batch;
-  std::vector<double> rates{learning_rate, learning_rate * std::sqrt(k), learning_rate * k};
+  std::vector<double> rates{learning_rate, sqrt_rule_rate(learning_rate, from_batch, to_batch), learning_rate * k};
   std::sort(rates.begin(), rates.end());
   rates.erase(std::unique(rates.begin(), rates.end(), [](double a, double b) { return std::fabs(a - b) <= 1e-12 * b; }),
               rates.end());

@@ -33,6 +33,8 @@ std::optional<double> seconds_to_reach(const std::vector<double>& losses, double
 // Learning rates to try at `to_batch` given one that worked at `from_batch`: the same rate, and the
 // square-root and linear scaling rules (x sqrt(k), x k with k = to/from); duplicates removed, ascending.
 std::vector<double> scaling_rule_rates(double learning_rate, int from_batch, int to_batch);
+// The square-root rule alone (the middle of those three): learning_rate x sqrt(to / from).
+double sqrt_rule_rate(double learning_rate, int from_batch, int to_batch);
 
 // Two batch sizes and the steps each needed to reach the target (at its best rate), as
 // {batch, steps} points.

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
 #include "trial/step_statistics.h"
 #include "tuners/tuner_registry.h"
@@ -12,11 +11,6 @@
 
 namespace tune {
 namespace {
-
-// The square-root scaling rule: the middle of the same, sqrt and linear rates for a batch change.
-double sqrt_rule_rate(double learning_rate, int from_batch, int to_batch) {
-  return learning_rate * std::sqrt(static_cast<double>(to_batch) / from_batch);
-}
 
 class TimeToLossSearch {
  public:
@@ -212,7 +206,6 @@ class TimeToLossSearch {
   // target once one has); rungs before the first that reaches it go on. Returns why it stopped.
   std::string walk(int batch, std::optional<TimeToLossTrial> rung_best, size_t rung_first, bool down,
                    int& improved) {
-    double previous = rung_best ? rung_best->seconds_to_target : std::numeric_limits<double>::infinity();
     std::optional<TimeToLossTrial> previous_best = rung_best;
     for (;;) {
       const int next = down ? batch / 2 : batch * 2;
@@ -227,9 +220,9 @@ class TimeToLossSearch {
       rung_best = drive(*rung);
       if (!budget_spent_) rung_best = fastest_at(next, beyond_the_edge(rung_best, scaled.learning_rates));
       if (budget_spent_) return "budget";
-      if (rung_best ? rung_best->seconds_to_target >= previous : std::isfinite(previous))
+      if (rung_best ? previous_best && rung_best->seconds_to_target >= previous_best->seconds_to_target
+                    : previous_best.has_value())
         return strf("batch %d did not improve on batch %d", next, batch);
-      if (rung_best) previous = rung_best->seconds_to_target;
       ++improved;
       if (down && previous_best && rung_best)
         if (const auto why = model_rules_out(*previous_best, *rung_best)) return *why;
