@@ -31,7 +31,7 @@ inline void expect_loss_falls(const std::string& model, int steps, double min_dr
   s.threads = 1;
   s.purpose = TrialPurpose::learning_rate;
   s.train_steps = steps;
-  s.dataset_path = dataset;
+  s.data.dataset_path = dataset;
   if (adjust) adjust(s);
   const TrialResult r = run_trial_in_process(s);
   ASSERT_EQ(r.status, TrialStatus::ok) << r.error_message;
@@ -40,8 +40,8 @@ inline void expect_loss_falls(const std::string& model, int steps, double min_dr
   const double first = mean_of(r.losses, 0, fifth), last = mean_of(r.losses, steps - fifth, steps);
   EXPECT_LT(last, first - min_drop) << model << ": loss did not fall: first " << first << ", last " << last;
   EXPECT_EQ(r.parameter_count, s.model.expected_parameters);
-  std::printf("%s (%s, %s, %s): loss %.4f -> %.4f over %d steps\n", model.c_str(), s.backend.c_str(),
-              s.precision.c_str(), s.optimizer.c_str(), first, last, steps);
+  std::printf("%s (%s, %s, %s): loss %.4f -> %.4f over %d steps\n", model.c_str(), s.step.backend.c_str(),
+              s.step.precision.c_str(), s.step.optimizer.c_str(), first, last, steps);
 }
 
 // A tested model with every dropout off (the common ones and each family's own keys): runs are deterministic.

@@ -10,8 +10,13 @@ namespace tune::testing {
 namespace {
 
 StudyKey study(const std::string& model, const std::string& backend) {
-  return {model, "hash-" + model, "cpu", std::string("cpu:") + kFixtureDeviceName + "|7.8 GiB|2 threads|x1",
-          "2.15.0", "0.1.0", backend, "fp32", 128};
+  Instance instance;
+  instance.device_name = kFixtureDeviceName;
+  instance.memory_bytes = static_cast<int64_t>(7.8 * (1LL << 30));
+  instance.threads = 2;
+  StudyKey key = make_study_key(model, "hash-" + model, instance, "2.15.0", backend, "fp32", 128);
+  key.tune_version = "0.1.0";
+  return key;
 }
 
 TrialSpec spec(TrialPurpose purpose, int batch, double lr) {
@@ -59,10 +64,14 @@ void record_backend(Database& db, const StudyKey& key, const std::vector<Ramp>& 
   db.save_best(id, best);
 }
 
-BestConfig best(int batch, bool capped, double lr, double samples_per_second, double overhead) {
+// A best config and what limited its batch (for memory and failure, the size that failed and how).
+BestConfig best(int batch, BatchLimit limit, double lr, double samples_per_second, double overhead,
+                int limit_batch = 0, TrialStatus limit_status = TrialStatus::ok) {
   BestConfig b;
   b.batch_size = batch;
-  b.batch_capped_by_range = capped;
+  b.stop.batch_limit = limit;
+  b.stop.limit_batch_size = limit_batch;
+  b.stop.limit_status = limit_status;
   b.learning_rate = lr;
   b.samples_per_second = samples_per_second;
   b.step_time = batch / samples_per_second;
@@ -78,22 +87,24 @@ void write_table_fixture(const std::string& path) {
   const auto ok = TrialStatus::ok;
   record_backend(db, study("bert-tiny", "eager"),
                  {{1, ok, 10}, {2, ok, 18}, {4, ok, 30}, {8, ok, 40}, {16, TrialStatus::oom, 0}},
-                 {{1e-4, ok, 6.5}, {3e-4, ok, 6.2}, {1e-3, TrialStatus::diverged, 0}}, best(8, false, 3e-4, 40, 0));
+                 {{1e-4, ok, 6.5}, {3e-4, ok, 6.2}, {1e-3, TrialStatus::diverged, 0}},
+                 best(8, BatchLimit::memory, 3e-4, 40, 0, 16, TrialStatus::oom));
   record_backend(db, study("bert-tiny", "jit"),
                  {{1, ok, 12}, {2, ok, 22}, {4, ok, 38}, {8, ok, 52}, {16, ok, 60}, {32, ok, 66}, {64, ok, 70}},
-                 {{1e-4, ok, 6.4}, {3e-4, ok, 6.1}, {1e-3, ok, 6.3}}, best(64, true, 3e-4, 70, 4.5));
+                 {{1e-4, ok, 6.4}, {3e-4, ok, 6.1}, {1e-3, ok, 6.3}}, best(64, BatchLimit::range, 3e-4, 70, 4.5));
   record_backend(db, study("gpt2-tiny", "eager"), {{1, ok, 8}, {2, ok, 14}, {4, ok, 20}, {8, ok, 19}},
-                 {{1e-4, ok, 7.1}, {3e-4, ok, 6.9}}, best(4, false, 3e-4, 20, 0));
+                 {{1e-4, ok, 7.1}, {3e-4, ok, 6.9}}, best(4, BatchLimit::throughput, 3e-4, 20, 0));
   record_backend(db, study("gpt2-tiny", "jit"), {{1, ok, 7}, {2, ok, 12}, {4, TrialStatus::timeout, 0}},
-                 {{1e-4, ok, 7.2}, {3e-4, ok, 7.0}}, best(2, false, 3e-4, 12, 2.0));
+                 {{1e-4, ok, 7.2}, {3e-4, ok, 7.0}},
+                 best(2, BatchLimit::failure, 3e-4, 12, 2.0, 4, TrialStatus::timeout));
   // The ramp's last size gained under 5% (a plateau), and a ramp cut short while still gaining.
   record_backend(db, study("t5-tiny", "eager"), {{1, ok, 10}, {2, ok, 18}, {4, ok, 18.5}},
-                 {{1e-4, ok, 7.5}, {3e-4, ok, 7.3}}, best(4, false, 3e-4, 18.5, 0));
+                 {{1e-4, ok, 7.5}, {3e-4, ok, 7.3}}, best(4, BatchLimit::throughput, 3e-4, 18.5, 0));
   record_backend(db, study("t5-tiny", "jit"), {{1, ok, 8}, {2, ok, 15}}, {{1e-4, ok, 7.6}},
-                 best(2, false, 1e-4, 15, 3.0));
+                 best(2, BatchLimit::budget, 1e-4, 15, 3.0));
   // A reference backend, faster than jit, that must never stand in the compiled column.
   record_backend(db, study("t5-tiny", "hf-eager"), {{1, ok, 20}, {2, ok, 30}, {4, ok, 29}}, {{1e-4, ok, 7.4}},
-                 best(2, false, 1e-4, 30, 0));
+                 best(2, BatchLimit::throughput, 1e-4, 30, 0));
 }
 
 }  // namespace tune::testing

@@ -1,5 +1,6 @@
 // A store filled with synthetic trials for the tested-models table tests: rows whose batch searches end
-// in each way (out of memory, range cap, no gain, failure, budget), some not worth compiling.
+// in each way (out of memory, range cap, no gain, failure, budget), some not worth compiling; each best config
+// stores why its searches stopped, as the engine stores it.
 #pragma once
 #include <string>
 

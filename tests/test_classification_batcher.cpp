@@ -68,11 +68,11 @@ TEST(ClassificationBatcher, RejectsBadLabelsAndLengths) {
 
 TEST(ClassificationData, CsvDatasetBecomesLabelledExamples) {
   const auto dir = tune::testing::temp_dir("cls");
-  TrialSpec s;
-  s.model = resolve_model("distilbert-sst2-tiny");
+  const ModelConfig model = resolve_model("distilbert-sst2-tiny");
+  DataSettings s;
   s.dataset_path = tune::testing::write_file(dir / "d.csv", "text,label\nfine food,yes\n\"bad, stale\",no\n");
   std::string description;
-  const TrainingData data = load_training_data(s, &description);
+  const TrainingData data = load_training_data(model, s, &description);
   ASSERT_EQ(data.examples.size(), 2u);
   EXPECT_EQ(data.examples[0].ids.size(), 2u);
   EXPECT_EQ(data.examples[0].label, 1);  // sorted: no=0, yes=1
@@ -80,18 +80,18 @@ TEST(ClassificationData, CsvDatasetBecomesLabelledExamples) {
   EXPECT_NE(description.find("d.csv"), std::string::npos) << description;
 
   s.dataset_path = tune::testing::write_file(dir / "e.csv", "text,label\na,x\nb,y\nc,z\n");  // 3 labels, model has 2
-  EXPECT_THROW(load_training_data(s, nullptr), std::invalid_argument);
+  EXPECT_THROW(load_training_data(model, s, nullptr), std::invalid_argument);
 }
 
 TEST(ClassificationData, FallbackLabelsCorpusSentencesByPart) {
   const auto dir = tune::testing::temp_dir("cls");
-  TrialSpec s;
-  s.model = resolve_model("distilbert-sst2-tiny");
+  const ModelConfig model = resolve_model("distilbert-sst2-tiny");
+  DataSettings s;
   s.corpus_path = tune::testing::write_file(
       dir / "c.txt", "The whale swam far away today. The whale dove deep down there!\n\nTaxes rose again this year. "
                      "Congress passed it? too short.");  // the first half ends just before "Taxes"
   std::string description;
-  const TrainingData data = load_training_data(s, &description);
+  const TrainingData data = load_training_data(model, s, &description);
   ASSERT_EQ(data.examples.size(), 4u);  // "too short." has fewer than 4 words
   EXPECT_EQ(data.examples[0].label, 0);
   EXPECT_EQ(data.examples[1].label, 0);

@@ -7,7 +7,6 @@
 #include <regex>
 #include <sstream>
 
-#include "engine/search_settings.h"
 #include "report/table_writer.h"
 #include "test_helpers.h"
 #include "util/paths.h"
@@ -38,13 +37,12 @@ std::vector<std::string> named_sources(const std::string& markdown) {
 // Each store is read from a copy, so a test run never touches the committed files.
 TestedModelsTable gather_copies(const std::vector<std::string>& sources) {
   const auto dir = temp_dir("reports");
-  const double min_gain = load_search_settings(default_search_settings_path()).min_throughput_gain;
   TestedModelsTable all;
   for (size_t i = 0; i < sources.size(); ++i) {
     const auto copy = dir / (std::to_string(i) + ".db");
     std::filesystem::copy_file(kRoot / sources[i], copy);
     const Database db(copy.string());
-    const auto one = gather_tested_models(db, sources[i], min_gain);
+    const auto one = gather_tested_models(db, sources[i]);
     all.rows.insert(all.rows.end(), one.rows.begin(), one.rows.end());
   }
   for (const auto& source : sources) all.source += (all.source.empty() ? "" : ", ") + source;

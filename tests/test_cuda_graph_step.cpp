@@ -29,7 +29,7 @@ TEST(CudaGraphStep, OnCpuIsACaptureCompileError) {
 TEST(CudaGraphStep, OnCpuTrialRecordsCompileError) {
   TrialSpec s;
   s.model = resolve_model("bert-tiny");
-  s.backend = "cuda-graph";
+  s.step.backend = "cuda-graph";
   s.seq_len = 16;
   s.batch_size = 2;
   s.threads = 1;

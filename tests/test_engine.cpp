@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <sstream>
 
 #include "engine/search_engine.h"
@@ -18,17 +19,17 @@ namespace {
 
 // Throughput grows with the batch (less and less), memory runs out at 64; best learning rate 3e-4.
 TrialResult simulated_trial(const TrialSpec& spec) {
-  if (spec.backend == "broken") return failed_result(TrialStatus::compile_error, "trace", "unsupported op aten::foo");
+  if (spec.step.backend == "broken") return failed_result(TrialStatus::compile_error, "trace", "unsupported op aten::foo");
   if (spec.batch_size >= 64) return failed_result(TrialStatus::oom, "run", "not enough memory");
   TrialResult r;
   r.status = TrialStatus::ok;
-  const double speed = spec.backend == "jit" ? 1.5 : 1.0;
+  const double speed = spec.step.backend == "jit" ? 1.5 : 1.0;
   r.samples_per_second = speed * 10.0 * spec.batch_size / (1.0 + 0.01 * spec.batch_size);
   r.step_time_median = spec.batch_size / r.samples_per_second;
-  r.compile_overhead_seconds = spec.backend == "jit" ? 5.0 : 0.1;
+  r.compile_overhead_seconds = spec.step.backend == "jit" ? 5.0 : 0.1;
   r.peak_memory_bytes = spec.batch_size * (1LL << 20);
   r.flops_per_step = 1e9 * spec.batch_size;
-  if (spec.precision == "bf16") r.samples_per_second *= 2;
+  if (spec.step.precision == "bf16") r.samples_per_second *= 2;
   r.score_loss = 5.0 + std::fabs(std::log10(spec.learning_rate) - std::log10(3e-4));
   r.wall_seconds = 0.001;
   return r;
@@ -69,7 +70,7 @@ TEST_F(EngineFixture, RampStopsAtOomAndSweepPicksLowestLoss) {
   const auto& eager = summary.backends[0];
   ASSERT_TRUE(eager.best.has_value()) << eager.failure;
   EXPECT_EQ(eager.best->batch_size, 32);  // 64 ran out of memory; 32 was the fastest that fit
-  EXPECT_FALSE(eager.best->batch_capped_by_range);
+  EXPECT_FALSE(eager.best->batch_capped_by_range());
   EXPECT_NE(eager.ramp_stop.find("batch 64: oom"), std::string::npos) << eager.ramp_stop;
   EXPECT_DOUBLE_EQ(eager.best->learning_rate, 3e-4);
   EXPECT_EQ(calls, 7 + 4);  // batches 1..64 and four learning rates
@@ -83,7 +84,7 @@ TEST_F(EngineFixture, RangeCapIsMarked) {
   const auto summary = search(db, &calls);
   ASSERT_TRUE(summary.backends[0].best.has_value());
   EXPECT_EQ(summary.backends[0].best->batch_size, 8);
-  EXPECT_TRUE(summary.backends[0].best->batch_capped_by_range);
+  EXPECT_TRUE(summary.backends[0].best->batch_capped_by_range());
 }
 
 // A fixed batch (min = max, as configs/side-by-side.yaml sets it): one throughput trial at that size, then the rates.
@@ -107,8 +108,8 @@ TEST_F(EngineFixture, CompileErrorIsRecordedAndSearchGoesOn) {
   EXPECT_NE(summary.backends[0].failure.find("compile_error"), std::string::npos) << summary.backends[0].failure;
   EXPECT_NE(summary.backends[0].failure.find("falls back to eager"), std::string::npos) << summary.backends[0].failure;
   EXPECT_TRUE(summary.backends[1].best.has_value());
-  const int64_t broken = db.ensure_study({"sim", request.model.config_hash(), "cpu", request.instance.fingerprint(),
-                                          "test", TUNE_VERSION, "broken", "fp32", 32});
+  const int64_t broken =
+      db.ensure_study(make_study_key("sim", request.model.config_hash(), request.instance, "test", "broken", "fp32", 32));
   ASSERT_EQ(db.trials(broken).size(), 1u);
   EXPECT_EQ(db.trials(broken)[0].result.status, TrialStatus::compile_error);
 }
@@ -141,8 +142,17 @@ TEST_F(EngineFixture, BudgetStopsTheRampAfterItsFirstTrial) {
   EXPECT_NE(progress.str().find("budget"), std::string::npos);
 }
 
+// The batch stage's space of these tests: sizes 1..1024 at lr 1e-4, the ramp's options as given.
+TunerSpace ramp_space(std::map<std::string, double> options) {
+  TunerSpace space;
+  space.objective = StageObjective::throughput;
+  space.max_batch_size = 1024;
+  space.options = std::move(options);
+  return space;
+}
+
 TEST(BatchRamp, StopsWhenThroughputFlattensPastItsPatience) {
-  BatchRamp ramp({1, 1024, 0.05, 1e-4, 1});
+  BatchRamp ramp(ramp_space({{"patience", 1}}));
   auto told = [&](int bs, double sps) {
     TrialResult r;
     r.status = TrialStatus::ok;
@@ -165,7 +175,7 @@ TEST(BatchRamp, StopsWhenThroughputFlattensPastItsPatience) {
 // A plateau (libtorch's parallelism starting at some size) does not end the ramp; patience 0 would.
 TEST(BatchRamp, GoesPastAOneStepPlateau) {
   for (int patience : {0, 1}) {
-    BatchRamp ramp({1, 1024, 0.05, 1e-4, patience});
+    BatchRamp ramp(ramp_space({{"patience", patience}}));
     for (double sps : {405.0, 670.0, 656.0, 1158.0, 1200.0, 1210.0}) {
       const auto next = ramp.ask();
       if (!next) break;
@@ -222,8 +232,7 @@ TEST_F(EngineFixture, RegisteredStrategiesRunBothStages) {
   settings.batch_tuner = "batch_search";
   settings.lr_tuner = "asha";
   settings.lr_train_steps = 27;
-  settings.tuner_options_for = "asha";
-  settings.tuner_options = {{"eta", 3}, {"rungs", 3}};
+  settings.tuner_options["asha"] = {{"eta", 3}, {"rungs", 3}};
   request.backends = {"eager"};
   SearchEngine engine(db, [&lr_steps](const TrialSpec& s, const std::string&) {
       if (s.purpose == TrialPurpose::learning_rate) lr_steps.push_back(s.train_steps);

@@ -28,16 +28,16 @@ namespace {
 TrialSpec tiny_spec(const std::string& model, const std::string& backend) {
   TrialSpec s;
   s.model = resolve_model(model);
-  s.backend = backend;
+  s.step.backend = backend;
   s.seq_len = 32;
   s.batch_size = 4;
   s.learning_rate = 1e-3;
   s.seed = 3;
   s.threads = 2;
-  s.warmup_steps = 2;
-  s.min_measure_steps = 3;
-  s.max_measure_steps = 8;
-  s.measure_seconds = 5;
+  s.measure.warmup_steps = 2;
+  s.measure.min_measure_steps = 3;
+  s.measure.max_measure_steps = 8;
+  s.measure.measure_seconds = 5;
   s.timeout_seconds = 1200;
   return s;
 }
@@ -71,7 +71,7 @@ void expect_losses_agree(const std::string& model, const std::string& backend, d
   s.weights_dir = export_hf_weights(s, dir);
   const TrialResult eager = run_trial_in_process(s);
   ASSERT_EQ(eager.status, TrialStatus::ok) << eager.error_message;
-  s.backend = backend;
+  s.step.backend = backend;
   const TrialResult python = run_trial_isolated(s, TUNE_EXECUTABLE, (dir / "trial").string());
   ASSERT_EQ(python.status, TrialStatus::ok) << python.error_stage << ": " << python.error_message << "\n"
                                             << file_text(dir / "trial" / "log.txt");
@@ -95,8 +95,8 @@ TEST(InductorTrial, BertTinyThroughputTrialIsOkWithSaneFields) {
   EXPECT_LE(r.step_time_ci_low, r.step_time_median);
   EXPECT_GE(r.step_time_ci_high, r.step_time_median);
   EXPECT_NEAR(r.samples_per_second, s.batch_size / r.step_time_median, 1e-9 * r.samples_per_second);
-  EXPECT_EQ(r.losses.size(), static_cast<size_t>(s.warmup_steps) + r.step_times.size());
-  EXPECT_GE(r.step_times.size(), static_cast<size_t>(s.min_measure_steps));
+  EXPECT_EQ(r.losses.size(), static_cast<size_t>(s.measure.warmup_steps) + r.step_times.size());
+  EXPECT_GE(r.step_times.size(), static_cast<size_t>(s.measure.min_measure_steps));
   EXPECT_FALSE(r.steady_state_stop.empty());
   EXPECT_EQ(r.parameter_count, s.model.expected_parameters);
   EXPECT_GT(r.peak_memory_bytes, 0);
@@ -130,7 +130,7 @@ TEST(HfEagerTrial, LossesEqualEagerForEveryTinyFamily) {
 
 TEST(InductorTrial, UnknownCompileModeIsCompileErrorWithItsStage) {
   TrialSpec s = tiny_spec("bert-tiny", "inductor");
-  s.compile_mode = "fastest-please";
+  s.step.compile_mode = "fastest-please";
   const TrialResult r = run_trial_isolated(s, TUNE_EXECUTABLE, temp_dir("badmode").string());
   EXPECT_EQ(r.status, TrialStatus::compile_error) << r.error_message;
   EXPECT_EQ(r.error_stage, "compile");

@@ -24,14 +24,14 @@ TrialSpec paired_tiny_spec() {
   s.learning_rate = 1e-3;
   s.seed = 5;
   s.threads = 1;
-  s.corpus_path = "synthetic";
-  s.step_clock = "cpu";
+  s.data.corpus_path = "synthetic";
+  s.measure.step_clock = "cpu";
   s.purpose = TrialPurpose::paired;
-  s.backend = "eager";
-  s.paired_backends = {"jit"};
-  s.warmup_steps = 2;
-  s.paired_rounds = 4;
-  s.paired_block_steps = 2;
+  s.step.backend = "eager";
+  s.paired.backends = {"jit"};
+  s.measure.warmup_steps = 2;
+  s.paired.rounds = 4;
+  s.paired.block_steps = 2;
   return s;
 }
 
@@ -39,11 +39,11 @@ TrialSpec paired_tiny_spec() {
 TrialResult alone(const TrialSpec& paired, const std::string& backend) {
   TrialSpec s = paired;
   s.purpose = TrialPurpose::throughput;
-  s.backend = backend;
-  s.paired_backends.clear();
-  s.min_measure_steps = s.max_measure_steps = paired.paired_rounds * paired.paired_block_steps;
-  s.measure_seconds = 1e9;
-  s.ci_halfwidth = 0;
+  s.step.backend = backend;
+  s.paired.backends.clear();
+  s.measure.min_measure_steps = s.measure.max_measure_steps = paired.paired.rounds * paired.paired.block_steps;
+  s.measure.measure_seconds = 1e9;
+  s.measure.ci_halfwidth = 0;
   return run_trial_in_process(s);
 }
 
@@ -65,28 +65,28 @@ TEST(PairedTrial, EachBackendTrainsTheCurveItWouldTrainAlone) {
   const TrialResult r = run_trial_in_process(s);
   ASSERT_EQ(r.status, TrialStatus::ok) << r.error_message;
   ASSERT_EQ(r.paired.size(), 2u);
-  const int steps = s.warmup_steps + s.paired_rounds * s.paired_block_steps;
+  const int steps = s.measure.warmup_steps + s.paired.rounds * s.paired.block_steps;
   for (const PairedPart& part : r.paired) {
     ASSERT_TRUE(part.ok()) << part.backend << ": " << part.error_message;
-    EXPECT_EQ(part.block_times.size(), static_cast<size_t>(s.paired_rounds)) << part.backend;
+    EXPECT_EQ(part.block_times.size(), static_cast<size_t>(s.paired.rounds)) << part.backend;
     const TrialResult lone = alone(s, part.backend);
     ASSERT_EQ(lone.status, TrialStatus::ok) << lone.error_message;
     ASSERT_EQ(part.losses.size(), static_cast<size_t>(steps)) << part.backend;
     EXPECT_EQ(part.losses, lone.losses) << part.backend << " trains another curve beside its partner";
   }
   EXPECT_EQ(r.paired[0].backend, "eager");
-  EXPECT_EQ(r.losses, r.paired[0].losses) << "the trial's own fields describe spec.backend";
-  EXPECT_EQ(r.step_times.size(), static_cast<size_t>(s.paired_rounds * s.paired_block_steps));
+  EXPECT_EQ(r.losses, r.paired[0].losses) << "the trial's own fields describe spec.step.backend";
+  EXPECT_EQ(r.step_times.size(), static_cast<size_t>(s.paired.rounds * s.paired.block_steps));
   EXPECT_NE(r.steady_state_stop.find("paired"), std::string::npos) << r.steady_state_stop;
 }
 
 TEST(PairedTrial, InjectedSlowdownOfOneBackendShowsInTheBlockRatios) {
   TrialSpec s = paired_tiny_spec();
-  s.paired_rounds = 16;  // one 4-step block's ratio varies ~6-9%: the median of 16 holds the check to a few %
-  s.paired_block_steps = 4;
+  s.paired.rounds = 16;  // one 4-step block's ratio varies ~6-9%: the median of 16 holds the check to a few %
+  s.paired.block_steps = 4;
   const TrialResult clean = run_trial_in_process(s);
-  s.slowed_backend = "jit";
-  s.inject_slowdown = 0.5;
+  s.test.slowed_backend = "jit";
+  s.test.inject_slowdown = 0.5;
   const TrialResult slowed = run_trial_in_process(s);
   ASSERT_EQ(clean.status, TrialStatus::ok) << clean.error_message;
   ASSERT_EQ(slowed.status, TrialStatus::ok) << slowed.error_message;
@@ -104,14 +104,14 @@ TEST(PairedTrial, InjectedSlowdownOfOneBackendShowsInTheBlockRatios) {
 
 TEST(PairedTrial, CalibrationWorkloadTrainsBesideTheNativeBackendWithoutMovingItsCurve) {
   TrialSpec s = paired_tiny_spec();
-  s.paired_backends = {kCalibrationBackend};
+  s.paired.backends = {kCalibrationBackend};
   const TrialResult first = run_trial_in_process(s), again = run_trial_in_process(s);
   ASSERT_EQ(first.status, TrialStatus::ok) << first.error_message;
   ASSERT_EQ(first.paired.size(), 2u);
   const PairedPart& calibration = first.paired[1];
   ASSERT_TRUE(calibration.ok()) << calibration.error_message;
   EXPECT_EQ(calibration.backend, kCalibrationBackend);
-  EXPECT_EQ(calibration.block_times.size(), static_cast<size_t>(s.paired_rounds));
+  EXPECT_EQ(calibration.block_times.size(), static_cast<size_t>(s.paired.rounds));
   EXPECT_EQ(first.paired[0].losses, alone(s, "eager").losses) << "the calibration workload moved eager's curve";
   ASSERT_FALSE(calibration.losses.empty());
   EXPECT_LT(calibration.losses.back(), calibration.losses.front()) << "it trains: loss should fall";
@@ -120,7 +120,7 @@ TEST(PairedTrial, CalibrationWorkloadTrainsBesideTheNativeBackendWithoutMovingIt
 
 TEST(PairedTrial, PairedSpecWithoutAPartnerIsInvalid) {
   TrialSpec s = paired_tiny_spec();
-  s.paired_backends.clear();
+  s.paired.backends.clear();
   const TrialResult r = run_trial_in_process(s);
   EXPECT_EQ(r.status, TrialStatus::invalid);
   EXPECT_NE(r.error_message.find("0 paired backend(s)"), std::string::npos) << r.error_message;

@@ -46,7 +46,7 @@ std::vector<std::vector<double>> sample_sets() {
 }  // namespace
 
 TEST(BackendLabel, InductorSuffixesSetTheCompileKnobs) {
-  TrialSpec s;
+  StepSettings s;
   apply_backend_label(s, "inductor:max-autotune-no-cudagraphs:dynamic");
   EXPECT_EQ(s.backend, "inductor");
   EXPECT_EQ(s.compile_mode, "max-autotune-no-cudagraphs");
@@ -71,9 +71,9 @@ TEST(BackendLabel, DefaultCompileKnobsKeepOldTrialKeys) {
   stored.erase("dynamic_shapes");
   EXPECT_EQ(stored.get<TrialSpec>().config_key(), s.config_key());
   TrialSpec dynamic = s;
-  dynamic.dynamic_shapes = true;
+  dynamic.step.dynamic_shapes = true;
   TrialSpec tuned = s;
-  tuned.compile_mode = "max-autotune-no-cudagraphs";
+  tuned.step.compile_mode = "max-autotune-no-cudagraphs";
   EXPECT_NE(dynamic.config_key(), s.config_key());
   EXPECT_NE(tuned.config_key(), s.config_key());
   EXPECT_NE(tuned.config_key(), dynamic.config_key());

@@ -38,9 +38,9 @@ std::vector<double> eager_losses(const StepOptions& options, int steps) {
 // The trial runner's real-text loss-falls check, with the step knobs turned.
 void expect_loss_falls_with(const std::string& backend, const std::string& precision, const std::string& optimizer) {
   tune::testing::expect_loss_falls("bert-tiny", 30, 0.5, "", 1e-3, [&](TrialSpec& s) {
-    s.backend = backend;
-    s.precision = precision;
-    s.optimizer = optimizer;
+    s.step.backend = backend;
+    s.step.precision = precision;
+    s.step.optimizer = optimizer;
   });
 }
 

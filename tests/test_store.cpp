@@ -1,11 +1,12 @@
-// The SQLite store: schema version, round trips of trials and best configs, reuse by config key,
-// and clear errors for a file that is not a tune database.
+// The SQLite store: schema version, round trips of trials and best configs (with their stop reasons), reuse
+// by config key, migrations from schemas 1 and 2, and clear errors for a file that is not a tune database.
 #include <gtest/gtest.h>
 
 #include <sqlite3.h>
 
 #include <fstream>
 #include <iterator>
+#include <map>
 
 #include "store/database.h"
 #include "test_helpers.h"
@@ -16,8 +17,31 @@ using tune::testing::write_file;
 
 namespace {
 
+Instance test_instance() {
+  Instance instance;
+  instance.device_name = "test";
+  instance.memory_bytes = 1LL << 30;
+  instance.threads = 2;
+  return instance;
+}
+
 StudyKey key(const std::string& backend) {
-  return {"bert-tiny", "abc", "cpu", "cpu:test|1 GiB|2 threads|x1", "2.15.0", "0.1.0", backend, "fp32", 32};
+  StudyKey k = make_study_key("bert-tiny", "abc", test_instance(), "2.15.0", backend, "fp32", 32);
+  k.tune_version = "0.1.0";
+  return k;
+}
+
+BestConfig best_config(int batch, double lr, double samples_per_second, int trials_run) {
+  BestConfig b;
+  b.batch_size = batch;
+  b.learning_rate = lr;
+  b.samples_per_second = samples_per_second;
+  b.step_time = batch / samples_per_second;
+  b.compile_overhead_seconds = 1.5;
+  b.peak_memory_bytes = 987654321;
+  b.lr_score_loss = 6.2;
+  b.trials_run = trials_run;
+  return b;
 }
 
 TrialResult ok_result(double sps) {
@@ -83,16 +107,31 @@ TEST(Store, BestConfigRoundTrip) {
   const auto dir = temp_dir("store");
   Database db((dir / "t.db").string());
   const int64_t study = db.ensure_study(key("eager"));
-  db.save_best(study, {16, true, 1e-4, 40.0, 0.4, 1.5, 987654321, 6.2, 9});
+  BestConfig best = best_config(16, 1e-4, 40.0, 9);
+  best.stop.batch_limit = BatchLimit::memory;
+  best.stop.limit_batch_size = 32;
+  best.stop.limit_status = TrialStatus::oom;
+  best.stop.batch_stop = "batch 32: oom (not enough memory)";
+  best.stop.lr_cause = StopCause::budget;
+  best.stop.lr_stop = "budget: the next trial (~2 s) does not fit the 1 s left";
+  db.save_best(study, best);
   const auto rows = db.best_rows();
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].key.backend, "eager");
   EXPECT_EQ(rows[0].key.seq_len, 32);
+  EXPECT_EQ(rows[0].key.hardware.fingerprint(), test_instance().fingerprint());
   EXPECT_EQ(rows[0].best.batch_size, 16);
-  EXPECT_TRUE(rows[0].best.batch_capped_by_range);
   EXPECT_DOUBLE_EQ(rows[0].best.samples_per_second, 40.0);
   EXPECT_EQ(rows[0].best.peak_memory_bytes, 987654321);
   EXPECT_EQ(rows[0].best.trials_run, 9);
+  const StopReasons& stop = rows[0].best.stop;
+  EXPECT_EQ(stop.batch_limit, BatchLimit::memory);
+  EXPECT_EQ(stop.limit_batch_size, 32);
+  EXPECT_EQ(stop.limit_status, TrialStatus::oom);
+  EXPECT_EQ(stop.batch_stop, best.stop.batch_stop);
+  EXPECT_EQ(stop.lr_cause, StopCause::budget);
+  EXPECT_EQ(stop.lr_stop, best.stop.lr_stop);
+  EXPECT_FALSE(rows[0].best.batch_capped_by_range());
 }
 
 TEST(Store, CorruptFileIsAClearError) {
@@ -140,7 +179,7 @@ CREATE TABLE best_configs (study_id INTEGER PRIMARY KEY REFERENCES studies(id), 
   updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));
 INSERT INTO studies (id, study_key, model, model_config_hash, instance, instance_fingerprint, libtorch_version,
   tune_version, backend, precision, seq_len) VALUES (7, ')sql" + study_key + R"sql(', 'bert-tiny', 'abc', 'cpu',
-  'cpu:test|1 GiB|2 threads|x1', '2.15.0', '0.1.0', 'eager', 'fp32', 32);
+  'cpu:test|1.0 GiB|2 threads|x1', '2.15.0', '0.1.0', 'eager', 'fp32', 32);
 INSERT INTO best_configs VALUES (7, 16, 0, 1e-3, 42.0, 0.38, 1.5, 1000, 6.2, 9, '2026-11-01T00:00:00Z');
 PRAGMA user_version=1;
 )sql";
@@ -153,7 +192,7 @@ TEST(Store, MigratesSchema1KeepingStudiesAndBestConfigs) {
   const std::string path = (dir / "v1.db").string();
   write_schema1_database(path, key("eager").key());
   Database db(path);
-  EXPECT_EQ(db.schema_version(), 2);
+  EXPECT_EQ(db.schema_version(), kSchemaVersion);
   const auto rows = db.best_rows();
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0].key.step_options, kDefaultStepOptions);
@@ -170,7 +209,11 @@ TEST(Store, BestConfigKeepsConfidenceIntervalAndMfu) {
   const auto dir = temp_dir("store");
   Database db((dir / "t.db").string());
   const int64_t study = db.ensure_study(key("jit"));
-  BestConfig best{8, false, 1e-4, 10.0, 0.8, 2.0, 1 << 20, 6.0, 5, 0.78, 0.83, 3.1e12, 0.12};
+  BestConfig best = best_config(8, 1e-4, 10.0, 5);
+  best.step_time_ci_low = 0.78;
+  best.step_time_ci_high = 0.83;
+  best.flops_per_step = 3.1e12;
+  best.mfu = 0.12;
   db.save_best(study, best);
   const auto rows = db.best_rows();
   ASSERT_EQ(rows.size(), 1u);
@@ -185,7 +228,7 @@ TEST(Store, ReadingAnUpToDateStoreLeavesItsFileUnchanged) {
   const std::string path = (dir / "t.db").string();
   {
     Database db(path);
-    db.save_best(db.ensure_study(key("eager")), {16, true, 1e-4, 40.0, 0.4, 1.5, 987654321, 6.2, 9});
+    db.save_best(db.ensure_study(key("eager")), best_config(16, 1e-4, 40.0, 9));
   }
   const auto bytes = [&] {
     std::ifstream in(path, std::ios::binary);
@@ -197,4 +240,111 @@ TEST(Store, ReadingAnUpToDateStoreLeavesItsFileUnchanged) {
     EXPECT_EQ(db.best_rows().size(), 1u);
   }
   EXPECT_EQ(bytes(), before) << "opening the store rewrote it";
+}
+
+namespace {
+
+// A database as schema 2 left it (schema 1's tables and schema 2's columns, by SQL): five studies whose batch
+// searches ended each way, on a 4-device instance, with their throughput trials and best configs.
+void write_schema2_database(const std::string& path) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  std::string sql = R"sql(
+CREATE TABLE studies (id INTEGER PRIMARY KEY, study_key TEXT NOT NULL UNIQUE, model TEXT NOT NULL,
+  model_config_hash TEXT NOT NULL, instance TEXT NOT NULL, instance_fingerprint TEXT NOT NULL,
+  libtorch_version TEXT NOT NULL, tune_version TEXT NOT NULL, backend TEXT NOT NULL,
+  precision TEXT NOT NULL, seq_len INTEGER NOT NULL,
+  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+  step_options TEXT NOT NULL DEFAULT 'attention=math,optimizer=adamw');
+CREATE TABLE trials (id INTEGER PRIMARY KEY, study_id INTEGER NOT NULL REFERENCES studies(id),
+  config_key TEXT NOT NULL, purpose TEXT NOT NULL, batch_size INTEGER NOT NULL, learning_rate REAL NOT NULL,
+  status TEXT NOT NULL CHECK (status IN ('ok','oom','diverged','timeout','crashed','compile_error','invalid')),
+  samples_per_second REAL, step_time REAL, peak_memory_bytes INTEGER, score_loss REAL,
+  spec_json TEXT NOT NULL, result_json TEXT NOT NULL, trial_dir TEXT NOT NULL,
+  finished_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')), UNIQUE (study_id, config_key));
+CREATE TABLE best_configs (study_id INTEGER PRIMARY KEY REFERENCES studies(id), batch_size INTEGER NOT NULL,
+  batch_capped_by_range INTEGER NOT NULL, learning_rate REAL NOT NULL, samples_per_second REAL NOT NULL,
+  step_time REAL NOT NULL, compile_overhead_seconds REAL NOT NULL, peak_memory_bytes INTEGER NOT NULL,
+  lr_score_loss REAL NOT NULL, trials_run INTEGER NOT NULL,
+  updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
+  step_time_ci_low REAL NOT NULL DEFAULT 0, step_time_ci_high REAL NOT NULL DEFAULT 0,
+  flops_per_step REAL NOT NULL DEFAULT 0, mfu REAL NOT NULL DEFAULT 0);
+PRAGMA user_version=2;
+)sql";
+  struct Ramp {
+    int batch;
+    const char* status;
+    double samples_per_second;
+  };
+  struct Study {
+    std::vector<Ramp> ramp;
+    int best_batch;
+    bool capped;
+  };
+  const std::vector<Study> studies{
+      {{{1, "ok", 10}, {2, "ok", 18}, {4, "ok", 30}, {8, "ok", 40}, {16, "oom", 0}}, 8, false},  // memory at 16
+      {{{1, "ok", 12}, {2, "ok", 22}, {4, "ok", 38}}, 4, true},                                // range
+      {{{1, "ok", 10}, {2, "ok", 18}, {4, "ok", 18.5}}, 4, false},                             // a plateau
+      {{{1, "ok", 8}, {2, "ok", 15}}, 2, false},                                               // cut short
+      {{{1, "ok", 7}, {2, "ok", 12}, {4, "timeout", 0}}, 2, false},                            // failure at 4
+  };
+  for (size_t i = 0; i < studies.size(); ++i) {
+    const std::string id = std::to_string(i + 1);
+    sql += "INSERT INTO studies (id, study_key, model, model_config_hash, instance, instance_fingerprint, "
+           "libtorch_version, tune_version, backend, precision, seq_len) VALUES (" + id + ", 'k" + id + "', 'm" + id +
+           "', 'h', 'cpu', 'cpu:Intel Xeon|7.8 GiB|2 threads|x4', '2.15.0', '0.1.0', 'eager', 'fp32', 32);\n";
+    double best_speed = 0;
+    for (const auto& r : studies[i].ramp) {
+      TrialSpec spec;
+      spec.batch_size = r.batch;
+      TrialResult result;
+      result.status = parse_trial_status(r.status);
+      result.samples_per_second = r.samples_per_second;
+      if (r.batch == studies[i].best_batch) best_speed = r.samples_per_second;
+      sql += "INSERT INTO trials (study_id, config_key, purpose, batch_size, learning_rate, status, spec_json, "
+             "result_json, trial_dir) VALUES (" + id + ", '" + spec.config_key() + "', 'throughput', " +
+             std::to_string(r.batch) + ", 1e-4, '" + r.status + "', '" + nlohmann::json(spec).dump() + "', '" +
+             nlohmann::json(result).dump() + "', 'd');\n";
+    }
+    sql += "INSERT INTO best_configs (study_id, batch_size, batch_capped_by_range, learning_rate, samples_per_second, "
+           "step_time, compile_overhead_seconds, peak_memory_bytes, lr_score_loss, trials_run) VALUES (" + id + ", " +
+           std::to_string(studies[i].best_batch) + ", " + (studies[i].capped ? "1" : "0") + ", 1e-4, " +
+           std::to_string(best_speed) + ", 0.1, 0, 0, 6.0, 4);\n";
+  }
+  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
+
+}  // namespace
+
+// Schema 3 stores what schema 2 only implied: the migration fills each study's hardware from its fingerprint
+// and each best config's batch limit from its trials, as schema 2's table derived it on every read.
+TEST(Store, MigratesSchema2FillingHardwareAndStopReasons) {
+  const auto dir = temp_dir("store");
+  const std::string path = (dir / "v2.db").string();
+  write_schema2_database(path);
+  Database db(path);
+  EXPECT_EQ(db.schema_version(), kSchemaVersion);
+  const auto rows = db.best_rows();
+  ASSERT_EQ(rows.size(), 5u);
+  const InstanceHardware& h = rows[0].key.hardware;
+  EXPECT_EQ(h.device, "cpu");
+  EXPECT_EQ(h.device_name, "Intel Xeon");
+  EXPECT_EQ(h.memory_text(), "7.8 GiB");
+  EXPECT_EQ(h.threads, 2);
+  EXPECT_EQ(h.device_count, 4);
+  EXPECT_EQ(h.fingerprint(), "cpu:Intel Xeon|7.8 GiB|2 threads|x4") << "the parts give the stored text back";
+  std::map<std::string, StopReasons> by_model;
+  for (const auto& row : rows) by_model[row.key.model] = row.best.stop;
+  EXPECT_EQ(by_model["m1"].batch_limit, BatchLimit::memory);
+  EXPECT_EQ(by_model["m1"].limit_batch_size, 16);
+  EXPECT_EQ(by_model["m1"].limit_status, TrialStatus::oom);
+  EXPECT_EQ(by_model["m2"].batch_limit, BatchLimit::range);
+  EXPECT_EQ(by_model["m3"].batch_limit, BatchLimit::throughput);
+  EXPECT_EQ(by_model["m4"].batch_limit, BatchLimit::budget);
+  EXPECT_EQ(by_model["m5"].batch_limit, BatchLimit::failure);
+  EXPECT_EQ(by_model["m5"].limit_batch_size, 4);
+  EXPECT_EQ(by_model["m5"].limit_status, TrialStatus::timeout);
+  EXPECT_EQ(by_model["m1"].batch_stop, "") << "schema 2 never stored the words: none are made up";
+  EXPECT_EQ(db.trials(1).size(), 5u) << "every trial kept";
 }

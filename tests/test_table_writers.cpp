@@ -69,14 +69,14 @@ TEST(TestedModelsTable, OneRowPerModelWithEachBatchLimit) {
   EXPECT_EQ(bert.model, "bert-tiny");
   EXPECT_EQ(bert.native_result()->backend, "eager");
   EXPECT_EQ(bert.compiled_result()->backend, "jit");
-  EXPECT_EQ(backend(bert, "eager").batch_limit, BatchLimit::memory);
-  EXPECT_EQ(backend(bert, "eager").limit_batch_size, 16);
-  EXPECT_EQ(backend(bert, "jit").batch_limit, BatchLimit::range);
-  EXPECT_EQ(backend(gpt2, "eager").batch_limit, BatchLimit::throughput);
-  EXPECT_EQ(backend(gpt2, "jit").batch_limit, BatchLimit::failure);
-  EXPECT_EQ(backend(gpt2, "jit").limit_status, TrialStatus::timeout);
-  EXPECT_EQ(backend(t5, "eager").batch_limit, BatchLimit::throughput);  // no larger size ran: a plateau
-  EXPECT_EQ(backend(t5, "jit").batch_limit, BatchLimit::budget);        // still gaining 87% when it stopped
+  EXPECT_EQ(backend(bert, "eager").best.stop.batch_limit, BatchLimit::memory);
+  EXPECT_EQ(backend(bert, "eager").best.stop.limit_batch_size, 16);
+  EXPECT_EQ(backend(bert, "jit").best.stop.batch_limit, BatchLimit::range);
+  EXPECT_EQ(backend(gpt2, "eager").best.stop.batch_limit, BatchLimit::throughput);
+  EXPECT_EQ(backend(gpt2, "jit").best.stop.batch_limit, BatchLimit::failure);
+  EXPECT_EQ(backend(gpt2, "jit").best.stop.limit_status, TrialStatus::timeout);
+  EXPECT_EQ(backend(t5, "eager").best.stop.batch_limit, BatchLimit::throughput);  // no larger size ran: a plateau
+  EXPECT_EQ(backend(t5, "jit").best.stop.batch_limit, BatchLimit::budget);        // still gaining 87% when it stopped
   EXPECT_EQ(t5.compiled_result()->backend, "jit") << "hf-eager is a reference, not a compiled backend";
   EXPECT_EQ(t5.backends.size(), 3u);
   EXPECT_EQ(bert.trials_run, 8 + 10);
@@ -88,14 +88,18 @@ TEST(TestedModelsTable, OneRowPerModelWithEachBatchLimit) {
   EXPECT_EQ(backend(bert, "eager").lr_curve.size(), 3u);
 }
 
-TEST(TestedModelsTable, InstanceFingerprintSplitsIntoParts) {
-  const InstanceParts i = parse_instance("cpu", "cpu:Intel Xeon|7.8 GiB|2 threads|x4");
-  EXPECT_EQ(i.device, "cpu");
-  EXPECT_EQ(i.device_name, "Intel Xeon");
-  EXPECT_EQ(i.memory, "7.8 GiB");
-  EXPECT_EQ(i.threads, 2);
-  EXPECT_EQ(i.count, 4);
-  EXPECT_EQ(describe_instance(i), "cpu (4x Intel Xeon, 2 threads, 7.8 GiB)");
+TEST(TestedModelsTable, InstanceIsDescribedFromItsStoredParts) {
+  const auto table = fixture_table();
+  const InstanceHardware& h = table.rows[0].instance.hardware;
+  EXPECT_EQ(h.device, "cpu");
+  EXPECT_EQ(h.device_name, tune::testing::kFixtureDeviceName);
+  EXPECT_EQ(h.memory_text(), "7.8 GiB");
+  EXPECT_EQ(h.threads, 2);
+  EXPECT_EQ(h.device_count, 1);
+  TableInstance four{"cpu", h};
+  four.hardware.device_name = "Intel Xeon";
+  four.hardware.device_count = 4;
+  EXPECT_EQ(describe_instance(four), "cpu (4x Intel Xeon, 2 threads, 7.8 GiB)");
 }
 
 TEST(TestedModelsTable, CompiledTimeCrossesNativeAtBreakEven) {

@@ -4,13 +4,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <map>
 #include <numeric>
 
-#include "engine/time_to_loss_search.h"
+#include "engine/tuner_replay.h"
 #include "test_helpers.h"
+#include "tuners/batch_scaling.h"
+#include "tuners/composite/time_to_loss_ladder.h"
 #include "tuner_checks.h"
 #include "util/table_format.h"
 
@@ -91,17 +94,24 @@ struct ReplayedStage {
   double cost_seconds = 0;
 };
 
+// The ladder driven on the landscape, as the engine drives it on trials; at most `max_trials` trials run.
 ReplayedStage replay_stage(const TimeToLossPlan& plan, const ReplayLandscape& landscape, int max_trials = 1000) {
-  ReplayedStage stage;
-  int trials = 0;
-  stage.outcome = search_time_to_loss(plan, [&](const Candidate& c) -> std::optional<TrialResult> {
-    if (++trials > max_trials) return std::nullopt;
-    const TrialResult r = landscape.replay(c);
-    stage.cost_seconds += landscape.trial_seconds(c, r);
-    return r;
-  });
-  return stage;
+  TimeToLossLadder ladder(plan);
+  LandscapeSource source(landscape);
+  TrialCountBudget budget(max_trials);
+  const DriveOutcome run = drive(ladder, source, {&budget, false});
+  return {ladder.outcome(run.cause == StopCause::budget), run.run_seconds()};
 }
+
+// A source whose results a test makes up.
+class MadeUpTrials : public TrialSource {
+ public:
+  explicit MadeUpTrials(std::function<TrialResult(const Candidate&)> make) : make_(std::move(make)) {}
+  TrialResult run(const Candidate& candidate) override { return make_(candidate); }
+
+ private:
+  std::function<TrialResult(const Candidate&)> make_;
+};
 
 // Ground truth: every fitting batch x every listed rate at full length, the fewest seconds to the target.
 double exhaustive_best_seconds(const TimeToLossPlan& plan, const ReplayLandscape& landscape, double target) {
@@ -294,7 +304,7 @@ TEST(TimeToLossStage, ARungIsJudgedWithEveryEarlierTrialAtItsBatch) {
   plan.lr_space = lr_stage_space();
   plan.lr_space.learning_rates = {1e-4, 1e-3, 1e-2};
   std::vector<Candidate> ran;
-  const TimeToLossOutcome outcome = search_time_to_loss(plan, [&](const Candidate& c) -> std::optional<TrialResult> {
+  MadeUpTrials source([&](const Candidate& c) {
     ran.push_back(c);
     TrialResult r;
     r.status = TrialStatus::ok;
@@ -304,6 +314,9 @@ TEST(TimeToLossStage, ARungIsJudgedWithEveryEarlierTrialAtItsBatch) {
     r.step_time_median = plan.step_seconds.at(c.batch_size);
     return r;
   });
+  TimeToLossLadder ladder(plan);
+  drive(ladder, source);
+  const TimeToLossOutcome outcome = ladder.outcome(false);
   ASSERT_TRUE(outcome.best);
   EXPECT_EQ(outcome.best->candidate.batch_size, 4);
   EXPECT_NE(outcome.stop.find("batch 2 did not improve on batch 4"), std::string::npos) << outcome.stop;
@@ -330,14 +343,14 @@ TEST(TimeToLossStage, EveryStrategyGetsNearTheExhaustiveBest) {
   for (const auto& name : tuners_for(StageObjective::loss)) {
     const ReplayedStage stage = replay_stage(landscape_plan(landscape, name), landscape);
     ASSERT_TRUE(stage.outcome.best) << name;
-    const double regret = stage.outcome.best->seconds_to_target / truth - 1;
+    const double shortfall = regret(stage.outcome.best->seconds_to_target, truth, Better::lower);
     EXPECT_LE(stage.outcome.best->seconds_to_target, stage.outcome.trials.front().seconds_to_target) << name;
-    if (name != "random") EXPECT_LT(regret, 0.10) << name;
+    if (name != "random") EXPECT_LT(shortfall, 0.10) << name;
     rows.push_back({name, std::to_string(stage.outcome.trials.size()), strf("%.3f", stage.cost_seconds),
                     strf("%.2f", stage.cost_seconds / grid.cost_seconds),
                     strf("%d", stage.outcome.best->candidate.batch_size),
                     strf("%.2e", stage.outcome.best->candidate.learning_rate),
-                    strf("%.4f", stage.outcome.best->seconds_to_target), strf("%+.2f%%", 100 * regret)});
+                    strf("%.4f", stage.outcome.best->seconds_to_target), strf("%+.2f%%", 100 * shortfall)});
   }
   write_markdown_table(std::cout, {"tuner", "trials", "cost s", "cost/grid", "batch", "lr", "s to target", "regret"},
                        rows);

@@ -42,11 +42,11 @@ TEST(Trial, TinyBertLearnsFromRealText) {
 
 TEST(Trial, ThroughputTrialTimesWarmupApartFromSteadySteps) {
   TrialSpec s = tiny_spec();
-  s.backend = "jit";
-  s.warmup_steps = 3;
-  s.min_measure_steps = 4;
-  s.max_measure_steps = 6;
-  s.measure_seconds = 0.0001;
+  s.step.backend = "jit";
+  s.measure.warmup_steps = 3;
+  s.measure.min_measure_steps = 4;
+  s.measure.max_measure_steps = 6;
+  s.measure.measure_seconds = 0.0001;
   const TrialResult r = run_trial_in_process(s);
   ASSERT_EQ(r.status, TrialStatus::ok) << r.error_message;
   EXPECT_EQ(r.step_times.size(), 4u);
@@ -67,17 +67,17 @@ TEST(Trial, ThroughputTrialTimesWarmupApartFromSteadySteps) {
 // Timing stops when the median's CI is tight, and at the step cap when it cannot be (a 0.01% target).
 TEST(Trial, SteadyStateStopsOnConfidenceIntervalOrStepCap) {
   TrialSpec s = tiny_spec();
-  s.warmup_steps = 2;
-  s.min_measure_steps = 6;
-  s.max_measure_steps = 40;
-  s.measure_seconds = 1e9;
-  s.ci_halfwidth = 0.5;  // +-50%: any quiet-enough machine gets there at the first chance, 6 steps
+  s.measure.warmup_steps = 2;
+  s.measure.min_measure_steps = 6;
+  s.measure.max_measure_steps = 40;
+  s.measure.measure_seconds = 1e9;
+  s.measure.ci_halfwidth = 0.5;  // +-50%: any quiet-enough machine gets there at the first chance, 6 steps
   const TrialResult loose = run_trial_in_process(s);
   ASSERT_EQ(loose.status, TrialStatus::ok) << loose.error_message;
   EXPECT_NE(loose.steady_state_stop.find("CI within"), std::string::npos) << loose.steady_state_stop;
   EXPECT_LT(loose.step_times.size(), 40u);
-  s.ci_halfwidth = 1e-6;
-  s.max_measure_steps = 8;
+  s.measure.ci_halfwidth = 1e-6;
+  s.measure.max_measure_steps = 8;
   const TrialResult strict = run_trial_in_process(s);
   EXPECT_EQ(strict.step_times.size(), 8u);
   EXPECT_NE(strict.steady_state_stop.find("step cap"), std::string::npos) << strict.steady_state_stop;
@@ -109,7 +109,7 @@ TEST(Trial, GpuOnly_IsolatedCudaTrialWithMemoryCapIsOk) {
   if (!torch::cuda::is_available()) GTEST_SKIP() << "GPU-only: no CUDA device";
   const auto dir = temp_dir("trial");
   TrialSpec s = tiny_spec();
-  s.device = "cuda";
+  s.step.device = "cuda";
   s.memory_limit_bytes = 4LL << 30;
   const TrialResult r = run_trial_isolated(s, TUNE_EXECUTABLE, (dir / "t").string());
   ASSERT_EQ(r.status, TrialStatus::ok) << r.error_stage << ": " << r.error_message;

@@ -26,7 +26,7 @@ bool same_rate(double a, double b) { return std::fabs(a / b - 1) < 1e-9; }
 
 bool asked_rate(const ReplayRun& run, double lr) {
   return std::any_of(run.trials.begin(), run.trials.end(),
-                     [lr](const ReplayedTrial& t) { return same_rate(t.candidate.learning_rate, lr); });
+                     [lr](const DrivenTrial& t) { return same_rate(t.candidate.learning_rate, lr); });
 }
 
 // ---- every registered strategy ----
@@ -109,7 +109,9 @@ TrialResult timed(int batch, double samples_per_second, double spread) {
 
 // Told the ramp's sizes 1, 2, 4, 8 with these samples/s (CI +-spread); what it chooses.
 int ramp_choice(const std::vector<double>& speeds, double spread) {
-  BatchRamp ramp(BatchRampOptions{1, 64, 0.05, 1e-4});
+  TunerSpace space;
+  space.objective = StageObjective::throughput;
+  BatchRamp ramp(space);  // sizes 1..64, the ramp's default options
   for (double speed : speeds) {
     const auto candidate = ramp.ask();
     if (!candidate) break;

@@ -7,9 +7,9 @@
 #include <optional>
 
 #include "engine/replay_landscape.h"
-#include "engine/time_to_loss_search.h"
 #include "engine/tuner_replay.h"
 #include "store/database.h"
+#include "tuners/composite/time_to_loss_ladder.h"
 #include "tuners/tuner_registry.h"
 #include "util/table_format.h"
 
@@ -80,33 +80,36 @@ int main(int argc, char** argv) {
     plan.lr_space.min_learning_rate = rates.front();
     plan.lr_space.max_learning_rate = rates.back();
     plan.lr_space.max_trials = 100;
-    if (lr_tuner == "asha") plan.lr_space.options["min_steps"] = 4;
+    plan.lr_space.min_train_steps = 4;  // a trial's 3 warm-up steps and one more, as the engine says
     plan.time_cap = cap;
-    double cost = 0;
-    const auto out = search_time_to_loss(plan, [&](const Candidate& c) -> std::optional<TrialResult> {
-      const TrialResult r = rec.landscape.replay(c);
-      cost += rec.landscape.trial_seconds(c, r);
-      return r;
-    });
-    return std::make_pair(out, cost);
+    TimeToLossLadder ladder(plan);
+    LandscapeSource source(rec.landscape);
+    const DriveOutcome run = drive(ladder, source);
+    return std::make_pair(ladder.outcome(false), run.run_seconds());
   };
   const auto [truth, grid_cost] = run("grid", 1, false);
   if (!truth.best) {
     std::cerr << "replay_efficiency: no grid trial reached the target\n";
     return 1;
   }
+  // The grid first (the reference), then every other learning-rate strategy of the registry: a joint-space
+  // one (it searches batch sizes too) once, a ladder from each recorded batch size.
+  std::vector<std::string> strategies{"grid"};
+  for (const auto& name : tuner_names())
+    if (name != "grid" && tuner_supports(name, StageObjective::loss)) strategies.push_back(name);
   std::vector<std::vector<std::string>> rows;
-  for (const auto& name : {"grid", "random", "lr_sweep", "asha", "gp"})
+  for (const auto& name : strategies)
     for (int start : {1, 2, 4, 8, 16, 32}) {
-      if (!rec.plan.step_seconds.count(start)) continue;
-      if ((std::string(name) == "grid" || std::string(name) == "random") && start != 1) continue;
+      const bool joint = tuner_supports(name, StageObjective::throughput);
+      if (!rec.plan.step_seconds.count(start) || (joint && start != 1)) continue;
       const auto [out, cost] = run(name, start, true);
-      const bool joint = std::string(name) == "grid" || std::string(name) == "random";
-      rows.push_back({name, joint ? "joint" : std::to_string(start),
-                      out.best ? strf("%d", out.best->candidate.batch_size) : "-",
-                      out.best ? strf("%.2e", out.best->candidate.learning_rate) : "-",
-                      out.best ? strf("%.3f", out.best->seconds_to_target) : "-",
-                      out.best ? strf("%+.1f%%", 100 * (out.best->seconds_to_target / truth.best->seconds_to_target - 1)) : "-",
+      const auto& best = out.best;
+      rows.push_back({name, joint ? "joint" : std::to_string(start), best ? strf("%d", best->candidate.batch_size) : "-",
+                      best ? strf("%.2e", best->candidate.learning_rate) : "-",
+                      best ? strf("%.3f", best->seconds_to_target) : "-",
+                      best ? strf("%+.1f%%", 100 * regret(best->seconds_to_target, truth.best->seconds_to_target,
+                                                          Better::lower))
+                           : "-",
                       std::to_string(out.trials.size()), strf("%.1f", cost), strf("%.0f%%", 100 * cost / grid_cost)});
     }
   std::cout << strf("Replayed on the recorded grid (%s): target %.4f, best batch %d lr %.2e in %.3f s; the full grid "

@@ -9,10 +9,23 @@
 
 namespace tune {
 
+const OptionList& BatchSearch::options() {
+  static const OptionList list{{
+      {"margin", 0.10,
+       "keep this share of memory free: the chosen size is the fastest whose peak memory is <= (1 - margin) x the "
+       "memory limit; with the peak or the limit unknown, the fastest size <= (1 - margin) x the first failing size"},
+      {"granularity", 8,
+       "the bisection probes multiples of this (sizes below it exactly) and stops when no such size lies between "
+       "the last fit and the first failure"},
+  }};
+  return list;
+}
+
 BatchSearch::BatchSearch(const TunerSpace& space)
-    : space_(space),
-      margin_(space.option("margin", 0.10)),
-      granularity_(std::max(1, static_cast<int>(space.option("granularity", 8)))),
+    : Tuner(StageObjective::throughput, space.max_trials),
+      space_(space),
+      margin_(options().value(space, "margin")),
+      granularity_(std::max(1, static_cast<int>(options().value(space, "granularity")))),
       ramp_(power_of_two_batches(space)) {
   // A range maximum that is no power of two is the ramp's last step.
   if (ramp_.back() < space.max_batch_size) ramp_.push_back(space.max_batch_size);
@@ -31,7 +44,7 @@ std::optional<int> BatchSearch::next_size() const {
   return mid;
 }
 
-std::optional<Candidate> BatchSearch::ask() {
+std::optional<Candidate> BatchSearch::propose() {
   const auto size = next_size();
   if (!size) {
     stop_reason_ = describe_choice();
@@ -40,8 +53,7 @@ std::optional<Candidate> BatchSearch::ask() {
   return Candidate{*size, space_.reference_learning_rate, space_.train_steps};
 }
 
-void BatchSearch::tell(const Candidate& candidate, const TrialResult& result) {
-  told_.emplace_back(candidate, result);
+void BatchSearch::observe(const Candidate& candidate, const TrialResult& result) {
   if (first_fail_ == 0) ++ramp_next_;
   if (is_usable(result, StageObjective::throughput)) {
     last_fit_ = std::max(last_fit_, candidate.batch_size);
@@ -59,11 +71,11 @@ bool BatchSearch::is_safe(const ToldTrial& trial) const {
   return true;
 }
 
-std::optional<std::pair<Candidate, TrialResult>> BatchSearch::best() const {
+std::optional<ToldTrial> BatchSearch::best() const {
   std::vector<ToldTrial> safe;
-  std::copy_if(told_.begin(), told_.end(), std::back_inserter(safe), [&](const ToldTrial& t) { return is_safe(t); });
+  std::copy_if(told().begin(), told().end(), std::back_inserter(safe), [&](const ToldTrial& t) { return is_safe(t); });
   if (auto chosen = best_trial(safe, StageObjective::throughput)) return chosen;
-  return best_trial(told_, StageObjective::throughput);  // nothing within the margin: the fastest that fit
+  return Tuner::best();  // nothing within the margin: the fastest that fit
 }
 
 std::string BatchSearch::describe_choice() const {

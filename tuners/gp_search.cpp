@@ -16,13 +16,26 @@ constexpr double kSameRateDecades = 0.02;
 
 }  // namespace
 
+const OptionList& GpSearch::options() {
+  static const OptionList list{{
+      {"initial", 4,
+       "rates drawn before the surrogate proposes, one per equal slice of the log range at a seeded position within it"},
+      {"trials", 10, "all trials, initial ones included (never more than max_trials)"},
+      {"length_scale", 0.5, "the kernel's length in decades of learning rate"},
+      {"noise", 0.01, "observation noise, relative to the variance of the losses"},
+      {"min_improvement", 0.001, "stop when the best expected improvement is below this share of the best loss"},
+  }};
+  return list;
+}
+
 GpSearch::GpSearch(const TunerSpace& space, uint64_t seed)
-    : space_(space),
-      trials_(std::min(space.max_trials, static_cast<int>(space.option("trials", 10)))),
+    : Tuner(StageObjective::loss, space.max_trials),
+      space_(space),
+      trials_(std::min(space.max_trials, static_cast<int>(options().value(space, "trials")))),
       lo_(std::log10(space.min_learning_rate)),
       hi_(std::log10(space.max_learning_rate)) {
   std::mt19937_64 rng(seed);
-  const int initial = std::max(1, static_cast<int>(space.option("initial", 4)));
+  const int initial = std::max(1, static_cast<int>(options().value(space, "initial")));
   for (int i = 0; i < initial; ++i) {
     const double u = static_cast<double>(rng() >> 11) * 0x1.0p-53;  // uniform in [0, 1), the same on every platform
     initial_.push_back(lo_ + (i + u) / initial * (hi_ - lo_));
@@ -33,7 +46,7 @@ GpSearch::GpSearch(const TunerSpace& space, uint64_t seed)
 void GpSearch::observations(std::vector<double>& x, std::vector<double>& y) const {
   double best = 0, worst = 0;
   bool any = false;
-  for (const auto& [c, r] : told_)
+  for (const auto& [c, r] : told())
     if (is_usable(r, StageObjective::loss)) {
       best = any ? std::min(best, r.score_loss) : r.score_loss;
       worst = any ? std::max(worst, r.score_loss) : r.score_loss;
@@ -41,17 +54,17 @@ void GpSearch::observations(std::vector<double>& x, std::vector<double>& y) cons
     }
   if (!any) return;
   const double penalty = worst + std::max(0.5 * (worst - best), 0.1 * std::fabs(worst));
-  for (const auto& [c, r] : told_) {
+  for (const auto& [c, r] : told()) {
     x.push_back(std::log10(c.learning_rate));
     y.push_back(is_usable(r, StageObjective::loss) ? r.score_loss : penalty);
   }
 }
 
-std::optional<double> GpSearch::propose() {
+std::optional<double> GpSearch::next_log_rate() {
   std::vector<double> x, y;
   observations(x, y);
   if (x.empty()) return std::nullopt;
-  GaussianProcess1d gp(space_.option("length_scale", 0.5), space_.option("noise", 0.01));
+  GaussianProcess1d gp(options().value(space_, "length_scale"), options().value(space_, "noise"));
   gp.fit(x, y);
   const double best = *std::min_element(y.begin(), y.end());
   std::optional<double> chosen;
@@ -65,23 +78,23 @@ std::optional<double> GpSearch::propose() {
       chosen_ei = ei;
     }
   }
-  if (!chosen || chosen_ei < space_.option("min_improvement", 0.001) * std::fabs(best)) {
-    stop_reason_ = strf("expected improvement below %.2g of the best loss %.4g", space_.option("min_improvement", 0.001),
-                        best);
+  const double min_improvement = options().value(space_, "min_improvement");
+  if (!chosen || chosen_ei < min_improvement * std::fabs(best)) {
+    stop_reason_ = strf("expected improvement below %.2g of the best loss %.4g", min_improvement, best);
     return std::nullopt;
   }
   return chosen;
 }
 
-std::optional<Candidate> GpSearch::ask() {
+std::optional<Candidate> GpSearch::propose() {
   if (pending_) return pending_;
   if (done_) return std::nullopt;
-  if (static_cast<int>(told_.size()) >= trials_) {
+  if (static_cast<int>(told().size()) >= trials_) {
     stop_reason_ = strf("ran all %d trials", trials_);
     done_ = true;
     return std::nullopt;
   }
-  const auto u = told_.size() < initial_.size() ? std::optional<double>(initial_[told_.size()]) : propose();
+  const auto u = told().size() < initial_.size() ? std::optional<double>(initial_[told().size()]) : next_log_rate();
   if (!u) {
     if (stop_reason_.empty()) stop_reason_ = "no learning rate trained without failing";
     done_ = true;
@@ -91,11 +104,6 @@ std::optional<Candidate> GpSearch::ask() {
   return pending_;
 }
 
-void GpSearch::tell(const Candidate& candidate, const TrialResult& result) {
-  told_.emplace_back(candidate, result);
-  pending_.reset();
-}
-
-std::optional<std::pair<Candidate, TrialResult>> GpSearch::best() const { return best_trial(told_, StageObjective::loss); }
+void GpSearch::observe(const Candidate&, const TrialResult&) { pending_.reset(); }
 
 }  // namespace tune

@@ -7,34 +7,48 @@
 
 namespace tune {
 
-LrSweep::LrSweep(LrSweepOptions options) : options_(std::move(options)) {
-  if (options_.start_near <= 0 || options_.learning_rates.empty()) return;
-  auto& rates = options_.learning_rates;
+const OptionList& LrSweep::options() {
+  static const OptionList list{{
+      {"lr_points", 5, "rates log-spaced over the range when the space has no list"},
+      {"start_near", std::nullopt,
+       "0: every rate in order; else a unimodal walk from the listed rate nearest it (default: the space's "
+       "start rate, e.g. the time-to-loss ladder's scaled reference rate; 0 when it has none)"},
+  }};
+  return list;
+}
+
+LrSweep::LrSweep(const TunerSpace& space)
+    : Tuner(StageObjective::loss, space.max_trials),
+      batch_size_(space.max_batch_size),
+      rates_(learning_rate_list(space, static_cast<int>(options().value(space, "lr_points")))),
+      start_near_(options().value_or(space, "start_near", space.start_learning_rate)) {
+  if (!walks() || rates_.empty()) return;
+  auto& rates = rates_;
   std::sort(rates.begin(), rates.end());
-  const double target = std::log(options_.start_near);
+  const double target = std::log(start_near_);
   const auto distance = [&](double rate) { return std::fabs(std::log(rate) - target); };
   start_ = static_cast<size_t>(std::min_element(rates.begin(), rates.end(),
                                                 [&](double a, double b) { return distance(a) < distance(b); }) -
                                rates.begin());
 }
 
-std::optional<Candidate> LrSweep::ask() {
-  const std::optional<size_t> index = options_.start_near > 0 ? next_of_walk()
-                                      : next_ < options_.learning_rates.size() ? std::optional<size_t>(next_)
-                                                                               : std::nullopt;
+std::optional<Candidate> LrSweep::propose() {
+  const std::optional<size_t> index = walks()                ? next_of_walk()
+                                      : next_ < rates_.size() ? std::optional<size_t>(next_)
+                                                              : std::nullopt;
   if (!index) {
     if (stop_reason_.empty()) stop_reason_ = "all learning rates tried";
     return std::nullopt;
   }
   next_ = *index;
-  return Candidate{options_.batch_size, options_.learning_rates[*index], 0};
+  return Candidate{batch_size_, rates_[*index], 0};
 }
 
 // Start; up while each rate beats the one below it; when the first step up does not, down from the start
 // while each beats the one above it.
 std::optional<size_t> LrSweep::next_of_walk() {
   if (!last_) return start_;
-  const size_t last = *last_, top = options_.learning_rates.size() - 1;
+  const size_t last = *last_, top = rates_.size() - 1;
   if (direction_ > 0) {
     const bool going_on = last == start_ || better_than_previous(last);
     if (going_on && last < top) return last + 1;
@@ -62,25 +76,17 @@ std::optional<size_t> LrSweep::next_down(size_t from) {
 bool LrSweep::better_than_previous(size_t index) const {
   const size_t previous = index > start_ ? index - 1 : index + 1;
   const TrialResult *here = nullptr, *before = nullptr;
-  for (const auto& [candidate, result] : told_) {
-    if (candidate.learning_rate == options_.learning_rates[index]) here = &result;
-    if (candidate.learning_rate == options_.learning_rates[previous]) before = &result;
+  for (const auto& [candidate, result] : told()) {
+    if (candidate.learning_rate == rates_[index]) here = &result;
+    if (candidate.learning_rate == rates_[previous]) before = &result;
   }
   if (!here || !here->ok()) return false;
   return !before || !before->ok() || here->score_loss < before->score_loss;
 }
 
-void LrSweep::tell(const Candidate& candidate, const TrialResult& result) {
-  told_.emplace_back(candidate, result);
-  if (options_.start_near > 0) last_ = next_;
+void LrSweep::observe(const Candidate&, const TrialResult&) {
+  if (walks()) last_ = next_;
   else ++next_;
-}
-
-std::optional<std::pair<Candidate, TrialResult>> LrSweep::best() const {
-  std::optional<std::pair<Candidate, TrialResult>> best;
-  for (const auto& entry : told_)
-    if (entry.second.ok() && (!best || entry.second.score_loss < best->second.score_loss)) best = entry;
-  return best;
 }
 
 }  // namespace tune

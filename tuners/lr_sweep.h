@@ -4,34 +4,31 @@
 #include <vector>
 
 #include "tuners/tuner.h"
+#include "tuners/tuner_space.h"
 
 namespace tune {
 
-struct LrSweepOptions {
-  int batch_size = 1;
-  std::vector<double> learning_rates{1e-5, 3e-5, 1e-4, 3e-4, 1e-3};
-  // 0: every listed rate, in list order. Else a walk that takes the score as unimodal in the rate: the
-  // listed rate nearest start_near (on a log scale) first, then upward while each rate scores better than
-  // the one before it; when the first step up does not, downward likewise (registry option start_near).
-  double start_near = 0;
-};
-
+// Trains at max_batch_size. With start_near 0, every listed rate in list order. Else a walk that takes the
+// score as unimodal in the rate: the listed rate nearest start_near (on a log scale) first, then upward
+// while each rate scores better than the one before it; when the first step up does not, downward likewise.
 class LrSweep : public Tuner {
  public:
-  explicit LrSweep(LrSweepOptions options);
+  static const OptionList& options();
+  explicit LrSweep(const TunerSpace& space);
   std::string name() const override { return "lr_sweep"; }
-  std::optional<Candidate> ask() override;
-  void tell(const Candidate& candidate, const TrialResult& result) override;
-  std::optional<std::pair<Candidate, TrialResult>> best() const override;
 
  private:
+  std::optional<Candidate> propose() override;
+  void observe(const Candidate& candidate, const TrialResult& result) override;
   std::optional<size_t> next_of_walk();
   std::optional<size_t> next_down(size_t from);
   bool better_than_previous(size_t index) const;
+  bool walks() const { return start_near_ > 0; }
 
-  LrSweepOptions options_;  // learning_rates ascending when start_near is set
+  int batch_size_;
+  std::vector<double> rates_;  // ascending when the sweep walks
+  double start_near_;
   size_t next_ = 0;
-  std::vector<std::pair<Candidate, TrialResult>> told_;
   // The walk: where it started, its direction (+1 up, -1 down), and the index it told last.
   size_t start_ = 0;
   int direction_ = +1;

@@ -1,4 +1,4 @@
-// Stage objectives: names, the usable-result rule and the best trial of a list.
+// Stage objectives: names, the usable-result rule, the best trial of a list and regret.
 // Failed and non-finite results are never usable, whatever the strategy.
 #include "tuners/objective.h"
 
@@ -34,6 +34,16 @@ std::optional<ToldTrial> best_trial(const std::vector<ToldTrial>& told, StageObj
         (!best || objective_value(entry.second, objective) > objective_value(best->second, objective)))
       best = entry;
   return best;
+}
+
+double regret(double chosen, double best, Better better) {
+  return better == Better::lower ? chosen / best - 1 : 1 - chosen / best;
+}
+
+double regret(const TrialResult& chosen, const TrialResult& best, StageObjective objective) {
+  if (objective == StageObjective::throughput)
+    return regret(chosen.samples_per_second, best.samples_per_second, Better::higher);
+  return regret(chosen.score_loss, best.score_loss, Better::lower);
 }
 
 }  // namespace tune

@@ -9,10 +9,16 @@
 
 namespace tune {
 
+const OptionList& RandomSearch::options() {
+  static const OptionList list{{{"trials", 12, "how many candidates to draw (never more than max_trials)"}}};
+  return list;
+}
+
 RandomSearch::RandomSearch(const TunerSpace& space, uint64_t seed)
-    : space_(space),
+    : Tuner(space.objective, space.max_trials),
+      space_(space),
       batches_(power_of_two_batches(space)),
-      trials_(std::min(space.max_trials, static_cast<int>(space.option("trials", 12)))),
+      trials_(std::min(space.max_trials, static_cast<int>(options().value(space, "trials")))),
       rng_(seed) {}
 
 Candidate RandomSearch::draw() {
@@ -25,12 +31,12 @@ Candidate RandomSearch::draw() {
 }
 
 bool RandomSearch::already_asked(const Candidate& candidate) const {
-  return std::any_of(told_.begin(), told_.end(), [&](const ToldTrial& t) { return t.first == candidate; });
+  return std::any_of(told().begin(), told().end(), [&](const ToldTrial& t) { return t.first == candidate; });
 }
 
-std::optional<Candidate> RandomSearch::ask() {
+std::optional<Candidate> RandomSearch::propose() {
   if (pending_) return pending_;
-  if (static_cast<int>(told_.size()) >= trials_) {
+  if (static_cast<int>(told().size()) >= trials_) {
     stop_reason_ = strf("drew all %d trials", trials_);
     return std::nullopt;
   }
@@ -41,17 +47,10 @@ std::optional<Candidate> RandomSearch::ask() {
     pending_ = candidate;
     return pending_;
   }
-  stop_reason_ = strf("no new candidate after %zu trials: the space is exhausted", told_.size());
+  stop_reason_ = strf("no new candidate after %zu trials: the space is exhausted", told().size());
   return std::nullopt;
 }
 
-void RandomSearch::tell(const Candidate& candidate, const TrialResult& result) {
-  told_.emplace_back(candidate, result);
-  pending_.reset();
-}
-
-std::optional<std::pair<Candidate, TrialResult>> RandomSearch::best() const {
-  return best_trial(told_, space_.objective);
-}
+void RandomSearch::observe(const Candidate&, const TrialResult&) { pending_.reset(); }
 
 }  // namespace tune

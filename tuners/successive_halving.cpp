@@ -7,17 +7,23 @@
 #include <iterator>
 #include <stdexcept>
 
+#include "tuners/batch_scaling.h"
 #include "util/table_format.h"
 
 namespace tune {
 namespace {
 
 // Rung lengths from min_steps to max_steps, geometric, never shrinking; the last is max_steps exactly.
+// The first rung is no shorter than a trial really runs (min_train_steps): a shorter one would only repeat
+// the next.
 std::vector<int> plan_rung_steps(const TunerSpace& space, double eta) {
-  const int rungs = std::max(1, static_cast<int>(space.option("rungs", 3)));
-  const int max_steps = static_cast<int>(space.option("max_steps", space.train_steps > 0 ? space.train_steps : 27));
-  const double fallback_min = std::max(1.0, std::round(max_steps / std::pow(eta, rungs - 1)));
-  const int min_steps = std::min(max_steps, std::max(1, static_cast<int>(space.option("min_steps", fallback_min))));
+  const OptionList& options = SuccessiveHalving::options();
+  const int rungs = std::max(1, static_cast<int>(options.value(space, "rungs")));
+  const int max_steps = static_cast<int>(options.value_or(space, "max_steps", space.train_steps > 0 ? space.train_steps : 27));
+  const double derived_min = space.min_train_steps > 0
+                                 ? std::min(max_steps, space.min_train_steps)
+                                 : std::max(1.0, std::round(max_steps / std::pow(eta, rungs - 1)));
+  const int min_steps = std::min(max_steps, std::max(1, static_cast<int>(options.value_or(space, "min_steps", derived_min))));
   std::vector<int> steps;
   for (int r = 0; r < rungs; ++r) {
     const double t = rungs == 1 ? 1.0 : static_cast<double>(r) / (rungs - 1);
@@ -45,19 +51,37 @@ bool curve_is_finite(const TrialResult& result) {
 
 }  // namespace
 
+const OptionList& SuccessiveHalving::options() {
+  static const OptionList list{{
+      {"lr_points", 9, "learning rates log-spaced over the range at the first rung (fewer when the plan would exceed max_trials)"},
+      {"eta", 3, "keep the best floor(n / eta) of a rung's n rates, at least one (> 1)"},
+      {"rungs", 3, "how many rungs"},
+      {"max_steps", std::nullopt, "train steps at the last rung (default: the space's train_steps, or 27 when that is 0)"},
+      {"min_steps", std::nullopt,
+       "train steps at the first rung (default: the fewest a trial runs, its warm-up plus one, when the space says; "
+       "else max_steps / eta^(rungs-1), at least 1); rungs between are geometric"},
+      {"divergence_factor", 2,
+       "a run is pruned whatever its rank when it failed, diverged, has a non-finite loss, or its score_loss exceeds "
+       "the rung's best x this"},
+  }};
+  return list;
+}
+
 SuccessiveHalving::SuccessiveHalving(const TunerSpace& space)
-    : space_(space), eta_(space.option("eta", 3)), divergence_factor_(space.option("divergence_factor", 2)) {
+    : Tuner(StageObjective::loss, space.max_trials),
+      space_(space),
+      eta_(options().value(space, "eta")),
+      divergence_factor_(options().value(space, "divergence_factor")) {
   if (!(eta_ > 1)) throw std::invalid_argument(strf("asha option eta %g: expected > 1", eta_));
   if (!(divergence_factor_ >= 1))
     throw std::invalid_argument(strf("asha option divergence_factor %g: expected >= 1", divergence_factor_));
   rung_steps_ = plan_rung_steps(space, eta_);
   const int batch = space.max_batch_size, reference = space.reference_batch_size;
-  if (reference > 0 && batch != reference) {
-    const double k = static_cast<double>(batch) / reference;
-    for (double lr : {space.reference_learning_rate * k, space.reference_learning_rate * std::sqrt(k)})
+  if (reference > 0 && batch != reference)
+    for (double lr : {linear_rule_rate(space.reference_learning_rate, reference, batch),
+                      sqrt_rule_rate(space.reference_learning_rate, reference, batch)})
       if (lr >= space.min_learning_rate && lr <= space.max_learning_rate && !has_rate(scaling_rates_, lr))
         scaling_rates_.push_back(lr);
-  }
   plan_first_rung();
 }
 
@@ -70,21 +94,24 @@ std::vector<double> SuccessiveHalving::first_rung_rates(int log_points) const {
 
 // As many log-spaced rates as the trial budget allows for every rung (the scaling rules always stay).
 void SuccessiveHalving::plan_first_rung() {
-  int points = std::max(1, static_cast<int>(space_.option("lr_points", 9)));
+  int points = std::max(1, static_cast<int>(options().value(space_, "lr_points")));
   while (points > 1 && planned_trials(static_cast<int>(first_rung_rates(points).size()), eta_, rung_steps_.size()) >
                            space_.max_trials)
     --points;
   rung_rates_ = first_rung_rates(points);
-  told_.assign(1, {});
 }
 
-std::optional<Candidate> SuccessiveHalving::ask() {
+std::vector<ToldTrial> SuccessiveHalving::rung_trials(size_t rung) const {
+  const size_t end = rung + 1 < rung_starts_.size() ? rung_starts_[rung + 1] : told().size();
+  return {told().begin() + static_cast<std::ptrdiff_t>(rung_starts_[rung]), told().begin() + static_cast<std::ptrdiff_t>(end)};
+}
+
+std::optional<Candidate> SuccessiveHalving::propose() {
   if (done_ || next_ >= rung_rates_.size()) return std::nullopt;
   return Candidate{space_.max_batch_size, rung_rates_[next_], rung_steps_[rung_]};
 }
 
-void SuccessiveHalving::tell(const Candidate& candidate, const TrialResult& result) {
-  told_[rung_].emplace_back(candidate, result);
+void SuccessiveHalving::observe(const Candidate&, const TrialResult&) {
   if (++next_ >= rung_rates_.size()) close_rung();
 }
 
@@ -109,7 +136,7 @@ std::vector<double> SuccessiveHalving::survivors(const std::vector<ToldTrial>& r
 }
 
 void SuccessiveHalving::close_rung() {
-  const auto& rung = told_[rung_];
+  const std::vector<ToldTrial> rung = rung_trials(rung_);
   const auto leader = best_trial(rung, StageObjective::loss);
   const double best_score = leader ? leader->second.score_loss : 0;
   for (const auto& t : rung)
@@ -128,14 +155,14 @@ void SuccessiveHalving::close_rung() {
     rung_rates_ = next_rates;
     ++rung_;
     next_ = 0;
-    told_.emplace_back();
+    rung_starts_.push_back(told().size());
   }
 }
 
 // Losses after different numbers of steps do not compare: the best is taken at the highest rung with a result.
-std::optional<std::pair<Candidate, TrialResult>> SuccessiveHalving::best() const {
-  for (auto rung = told_.rbegin(); rung != told_.rend(); ++rung)
-    if (auto chosen = best_trial(*rung, StageObjective::loss)) return chosen;
+std::optional<ToldTrial> SuccessiveHalving::best() const {
+  for (size_t rung = rung_starts_.size(); rung-- > 0;)
+    if (auto chosen = best_trial(rung_trials(rung), StageObjective::loss)) return chosen;
   return std::nullopt;
 }
 

@@ -3,34 +3,44 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <vector>
 
-#include "trial/trial_result.h"
+#include "tuners/objective.h"
 
 namespace tune {
 
-struct Candidate {
-  int batch_size = 1;
-  double learning_rate = 1e-4;
-  int train_steps = 0;  // 0: the engine's default (learning-rate trials); successive halving sets it per rung
-};
-
-inline bool operator==(const Candidate& a, const Candidate& b) {
-  return a.batch_size == b.batch_size && a.learning_rate == b.learning_rate && a.train_steps == b.train_steps;
-}
-
+// The base keeps what every strategy shares: the told trials, the best-so-far rule of the stage
+// objective, and the trial cap. A strategy supplies propose() and, when it plans on results, observe().
 class Tuner {
  public:
   virtual ~Tuner() = default;
   virtual std::string name() const = 0;
-  // The next candidate to measure, or nullopt when the tuner is done (see stop_reason()).
-  virtual std::optional<Candidate> ask() = 0;
-  virtual void tell(const Candidate& candidate, const TrialResult& result) = 0;
-  // The best candidate told so far and its result, if any trial succeeded.
-  virtual std::optional<std::pair<Candidate, TrialResult>> best() const = 0;
+  // The next candidate to measure, or nullopt when the tuner is done (see stop_reason()): the strategy's
+  // proposal while fewer than max_trials were told.
+  std::optional<Candidate> ask();
+  // Records the trial, then lets the strategy update its plan.
+  void tell(const Candidate& candidate, const TrialResult& result);
+  // The best told trial by the stage objective (objective.h); strategies with another rule override it.
+  virtual std::optional<ToldTrial> best() const;
+
+  const std::vector<ToldTrial>& told() const { return told_; }
+  StageObjective objective() const { return objective_; }
   std::string stop_reason() const { return stop_reason_; }
+  bool stopped_by_trial_cap() const { return capped_; }
 
  protected:
+  // max_trials 0: no cap (a strategy over strategies caps the ones it runs instead).
+  Tuner(StageObjective objective, int max_trials) : objective_(objective), max_trials_(max_trials) {}
+  virtual std::optional<Candidate> propose() = 0;
+  virtual void observe(const Candidate&, const TrialResult&) {}
+
   std::string stop_reason_;
+
+ private:
+  StageObjective objective_;
+  int max_trials_;
+  bool capped_ = false;
+  std::vector<ToldTrial> told_;
 };
 
 }  // namespace tune

@@ -1,7 +1,6 @@
-// The registry: one entry per strategy (name, summary, objectives, options, factory).
+// The registry: one entry per strategy (name, summary, objectives, declared options, factory).
 // Adding a strategy is one entry here and its own file.
 #include "tuners/tuner_registry.h"
-#include "util/join.h"
 
 #include <algorithm>
 #include <functional>
@@ -14,7 +13,7 @@
 #include "tuners/lr_sweep.h"
 #include "tuners/random_search.h"
 #include "tuners/successive_halving.h"
-#include "tuners/trial_cap.h"
+#include "util/join.h"
 
 namespace tune {
 namespace {
@@ -23,19 +22,18 @@ using Factory = std::function<std::unique_ptr<Tuner>(const TunerSpace&, uint64_t
 
 struct Entry {
   TunerInfo info;
-  std::vector<std::string> options;
   Factory make;
 };
 
-std::unique_ptr<Tuner> make_batch_ramp(const TunerSpace& s, uint64_t) {
-  return std::make_unique<BatchRamp>(BatchRampOptions{s.min_batch_size, s.max_batch_size,
-                                                      s.option("min_throughput_gain", 0.05), s.reference_learning_rate,
-                                                      static_cast<int>(s.option("patience", 1))});
-}
-
-std::unique_ptr<Tuner> make_lr_sweep(const TunerSpace& s, uint64_t) {
-  return std::make_unique<LrSweep>(LrSweepOptions{
-      s.max_batch_size, learning_rate_list(s, static_cast<int>(s.option("lr_points", 5))), s.option("start_near", 0)});
+template <typename Strategy>
+Entry entry(const char* name, const char* summary, std::vector<StageObjective> objectives) {
+  Factory make = [](const TunerSpace& space, uint64_t seed) -> std::unique_ptr<Tuner> {
+    if constexpr (std::is_constructible_v<Strategy, const TunerSpace&, uint64_t>)
+      return std::make_unique<Strategy>(space, seed);
+    else
+      return std::make_unique<Strategy>(space);
+  };
+  return {{name, summary, std::move(objectives), &Strategy::options()}, std::move(make)};
 }
 
 // A function-local static: test suites instantiate over tuner_names() during static initialisation.
@@ -43,31 +41,14 @@ const std::vector<Entry>& entries() {
   const std::vector<StageObjective> batch_stage{StageObjective::throughput}, lr_stage{StageObjective::loss},
       both_stages{StageObjective::throughput, StageObjective::loss};
   static const std::vector<Entry> registry{
-      {{"asha", "learning rate by successive halving, with scaling-rule candidates", lr_stage},
-       SuccessiveHalving::option_names(),
-       [](const TunerSpace& s, uint64_t) { return std::make_unique<SuccessiveHalving>(s); }},
-      {{"batch_ramp", "batch sizes doubling until out of memory or flat throughput", batch_stage},
-       // min_throughput_gain (default 0.05): a doubling must gain this much samples/s to count as a gain;
-       // patience (default 1): doublings in a row without it tolerated before the ramp stops.
-       {"min_throughput_gain", "patience"},
-       make_batch_ramp},
-      {{"batch_search", "doubling to the memory boundary, then bisection; a safety margin", batch_stage},
-       BatchSearch::option_names(),
-       [](const TunerSpace& s, uint64_t) { return std::make_unique<BatchSearch>(s); }},
-      {{"gp", "learning rate by a Gaussian-process surrogate and expected improvement", lr_stage},
-       GpSearch::option_names(),
-       [](const TunerSpace& s, uint64_t seed) { return std::make_unique<GpSearch>(s, seed); }},
-      {{"grid", "every batch size x every learning rate", both_stages},
-       GridSearch::option_names(),
-       [](const TunerSpace& s, uint64_t) { return std::make_unique<GridSearch>(s); }},
-      {{"lr_sweep", "the learning-rate list at one batch size", lr_stage},
-       // lr_points (default 5): rates log-spaced over the range when the space has no list; start_near
-       // (default 0: every rate in order): a unimodal walk from the listed rate nearest it (LrSweepOptions).
-       {"lr_points", "start_near"},
-       make_lr_sweep},
-      {{"random", "seeded random batch sizes and log-uniform learning rates", both_stages},
-       RandomSearch::option_names(),
-       [](const TunerSpace& s, uint64_t seed) { return std::make_unique<RandomSearch>(s, seed); }},
+      entry<SuccessiveHalving>("asha", "learning rate by successive halving, with scaling-rule candidates", lr_stage),
+      entry<BatchRamp>("batch_ramp", "batch sizes doubling until out of memory or flat throughput", batch_stage),
+      entry<BatchSearch>("batch_search", "doubling to the memory boundary, then bisection; a safety margin",
+                         batch_stage),
+      entry<GpSearch>("gp", "learning rate by a Gaussian-process surrogate and expected improvement", lr_stage),
+      entry<GridSearch>("grid", "every batch size x every learning rate", both_stages),
+      entry<LrSweep>("lr_sweep", "the learning-rate list at one batch size", lr_stage),
+      entry<RandomSearch>("random", "seeded random batch sizes and log-uniform learning rates", both_stages),
   };
   return registry;
 }
@@ -103,11 +84,11 @@ bool tuner_supports(const std::string& name, StageObjective objective) {
 std::unique_ptr<Tuner> make_tuner(const std::string& name, const TunerSpace& space, uint64_t seed) {
   const Entry& entry = find_entry(name);
   validate_space(space);
-  check_option_names(space, name, entry.options);
+  check_option_names(space, name, entry.info.options->names());
   if (!tuner_supports(name, space.objective))
     throw std::invalid_argument("tuner '" + name + "' cannot run a " + to_string(space.objective) +
                                 " stage: it serves " + to_string(entry.info.objectives.front()) + " only");
-  return std::make_unique<TrialCap>(entry.make(space, seed), space.max_trials);
+  return entry.make(space, seed);
 }
 
 }  // namespace tune

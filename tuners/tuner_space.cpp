@@ -1,4 +1,4 @@
-// TunerSpace helpers: validation, option lookup and the candidate lists strategies share.
+// TunerSpace helpers: validation, declared options and their lookup, and the candidate lists strategies share.
 // Validation errors quote the bad value and say what was expected.
 #include "tuners/tuner_space.h"
 
@@ -6,13 +6,35 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "util/check.h"
+#include "util/join.h"
 #include "util/table_format.h"
 
 namespace tune {
 
-double TunerSpace::option(const std::string& name, double fallback) const {
-  const auto it = options.find(name);
-  return it == options.end() ? fallback : it->second;
+const OptionSpec& OptionList::find(const std::string& name) const {
+  for (const auto& spec : specs_)
+    if (spec.name == name) return spec;
+  TUNE_CHECK(false, ("a strategy reads option '" + name + "' that it does not declare").c_str());
+  return specs_.front();
+}
+
+double OptionList::value(const TunerSpace& space, const std::string& name) const {
+  const OptionSpec& spec = find(name);
+  TUNE_CHECK(spec.default_value.has_value(), ("option '" + name + "' has no default: read it with value_or").c_str());
+  return value_or(space, name, *spec.default_value);
+}
+
+double OptionList::value_or(const TunerSpace& space, const std::string& name, double derived) const {
+  find(name);
+  const auto it = space.options.find(name);
+  return it == space.options.end() ? derived : it->second;
+}
+
+std::vector<std::string> OptionList::names() const {
+  std::vector<std::string> out;
+  for (const auto& spec : specs_) out.push_back(spec.name);
+  return out;
 }
 
 void validate_space(const TunerSpace& s) {
@@ -37,10 +59,8 @@ void validate_space(const TunerSpace& s) {
 void check_option_names(const TunerSpace& space, const std::string& tuner, const std::vector<std::string>& known) {
   for (const auto& [name, value] : space.options) {
     if (std::find(known.begin(), known.end(), name) != known.end()) continue;
-    std::string list;
-    for (const auto& k : known) list += (list.empty() ? "" : ", ") + k;
     throw std::invalid_argument("tuner '" + tuner + "' has no option '" + name + "': expected one of " +
-                                (list.empty() ? std::string("(none)") : list));
+                                (known.empty() ? std::string("(none)") : join(known)));
   }
 }
 

@@ -1,8 +1,10 @@
 // The search space a registered strategy is built for: batch and learning-rate ranges, the scaling
-// reference, the stage objective, trial and memory limits, and per-strategy options by name.
+// reference, the stage objective, trial and memory limits, the search settings strategies may read, and
+// per-strategy options by name, each declared with its default by the strategy that reads it.
 #pragma once
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,14 +27,42 @@ struct TunerSpace {
   int reference_batch_size = 0;
   double reference_learning_rate = 1e-4;
   StageObjective objective = StageObjective::loss;
-  int max_trials = 32;             // no strategy asks for more (the registry enforces it)
+  int max_trials = 32;             // no strategy is told more (the Tuner base's trial cap)
   int train_steps = 0;             // a full-length learning-rate trial; 0: the engine's default
   int64_t memory_limit_bytes = 0;  // what a trial may use; 0: unknown
-  // Per-strategy options by name; each strategy's header documents its names and defaults, and
-  // make_tuner rejects a name the strategy does not know.
+  // Search settings a strategy may read. min_train_steps: the fewest steps a learning-rate trial really
+  // runs (its warm-up steps plus one; 0: unknown), so a shorter trial would only repeat a longer one.
+  // start_learning_rate: a rate the caller expects near the best (0: none), e.g. a scaling rule's.
+  int min_train_steps = 0;
+  double start_learning_rate = 0;
+  // Per-strategy options by name (tune tuners lists each strategy's, with defaults); make_tuner rejects a
+  // name the strategy does not declare.
   std::map<std::string, double> options;
+};
 
-  double option(const std::string& name, double fallback) const;
+// One option a strategy reads: its name, its default (none when the strategy derives it from the space)
+// and what it does, for `tune tuners`.
+struct OptionSpec {
+  std::string name;
+  std::optional<double> default_value;
+  std::string doc;
+};
+
+// A strategy's declared options; the one place their defaults are written.
+class OptionList {
+ public:
+  OptionList(std::vector<OptionSpec> specs) : specs_(std::move(specs)) {}
+  // The space's value, else the declared default. An undeclared name, or one declared without a
+  // default, is a broken invariant (the strategy reads what it did not declare).
+  double value(const TunerSpace& space, const std::string& name) const;
+  // The space's value, else `derived` (an option whose default depends on the space).
+  double value_or(const TunerSpace& space, const std::string& name, double derived) const;
+  const std::vector<OptionSpec>& specs() const { return specs_; }
+  std::vector<std::string> names() const;
+
+ private:
+  const OptionSpec& find(const std::string& name) const;
+  std::vector<OptionSpec> specs_;
 };
 
 // Throws std::invalid_argument quoting the first bad field (empty ranges, non-positive values).

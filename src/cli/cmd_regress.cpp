@@ -6,7 +6,6 @@
 #include <fstream>
 #include <iostream>
 #include <map>
-#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -21,26 +20,17 @@ namespace {
 
 std::string default_reference_path() { return (std::filesystem::path(tune_home()) / "reports" / "ci-reference.json").string(); }
 
-std::vector<std::string> comma_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');)
-    if (!item.empty()) items.push_back(item);
-  return items;
-}
-
 // "jit=0.15" -> {"jit", 0.15} for a backend of the set.
 std::map<std::string, double> parse_slowdowns(const std::vector<std::string>& texts, const RegressionConfig& c) {
   std::map<std::string, double> out;
   const auto backends = c.backends();
   for (const auto& text : texts) {
-    const auto eq = text.find('=');
-    const std::string backend = text.substr(0, eq);
-    double share = -1;
+    std::pair<std::string, double> item{"", -1};
     try {
-      if (eq != std::string::npos) share = std::stod(text.substr(eq + 1));
-    } catch (const std::exception&) {
+      item = name_value("--inject-slowdown", text, "jit=0.15");
+    } catch (const std::invalid_argument&) {  // malformed: the message below says what is expected
     }
+    const auto& [backend, share] = item;
     if (std::find(backends.begin(), backends.end(), backend) == backends.end() || !(share > 0 && share <= 10))
       throw std::invalid_argument("--inject-slowdown '" + text + "': expected BACKEND=SHARE with BACKEND one of " +
                                   join(backends) + " and SHARE in (0, 10], e.g. jit=0.15");

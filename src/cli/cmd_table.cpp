@@ -6,7 +6,6 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "engine/search_settings.h"
 #include "report/table_writer.h"
 #include "util/join.h"
 #include "util/paths.h"
@@ -16,14 +15,14 @@ namespace tune::cli {
 namespace {
 
 // Rows of every database in turn (e.g. the CI instance's store and a GPU run's), named as the user gave them.
-TestedModelsTable gather_all(const std::vector<std::string>& db_paths, double min_throughput_gain) {
+TestedModelsTable gather_all(const std::vector<std::string>& db_paths) {
   TestedModelsTable all;
   for (const auto& path : db_paths) {
     // Reading a table must not leave an empty database behind a mistyped path.
     if (!std::filesystem::exists(path))
       throw std::invalid_argument("--db '" + path + "': no such database (run `tune --model NAME --db PATH` first)");
     const Database db(path);
-    TestedModelsTable one = gather_tested_models(db, path, min_throughput_gain);
+    TestedModelsTable one = gather_tested_models(db, path);
     all.rows.insert(all.rows.end(), one.rows.begin(), one.rows.end());
   }
   all.source = join(db_paths, ", ");
@@ -40,15 +39,12 @@ int run_table(int argc, char** argv) {
        "SQLite database to read; repeat to merge several (e.g. CPU and GPU runs)")
       ("format", po::value<std::string>()->default_value("md"),
        ("output format: " + join(table_formats(), ", ")).c_str())
-      ("out,o", po::value<std::string>()->default_value("-"), "file to write ('-': standard output)")
-      ("settings", po::value<std::string>()->default_value(default_search_settings_path()),
-       "search settings YAML whose min_throughput_gain the searches ran with (tells a plateau from a cut ramp)");
+      ("out,o", po::value<std::string>()->default_value("-"), "file to write ('-': standard output)");
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc, vm, "tune table [--db PATH]... [--format md|csv|json|html] [--out FILE]"))
     return 0;
   const auto writer = make_table_writer(vm["format"].as<std::string>());
-  const double min_gain = load_search_settings(vm["settings"].as<std::string>()).min_throughput_gain;
-  const TestedModelsTable table = gather_all(vm["db"].as<std::vector<std::string>>(), min_gain);
+  const TestedModelsTable table = gather_all(vm["db"].as<std::vector<std::string>>());
   const std::string out_path = vm["out"].as<std::string>();
   if (out_path == "-") {
     writer->write(std::cout, table);

@@ -31,18 +31,20 @@ TrialSpec spec_from_flags(const po::variables_map& vm) {
   TrialSpec spec;
   spec.model = resolve_model(vm["model"].as<std::string>());
   check_backend_label(vm["backend"].as<std::string>());
-  apply_backend_label(spec, vm["backend"].as<std::string>());
-  spec.precision = vm["precision"].as<std::string>();
-  spec.attention = vm["attention"].as<std::string>();
-  spec.optimizer = vm["optimizer"].as<std::string>();
+  apply_backend_label(spec.step, vm["backend"].as<std::string>());
+  spec.step.precision = one_of("--precision", vm["precision"].as<std::string>(), kPrecisions);
+  const TrainingChoice training = training_choice(vm);
+  spec.step.attention = training.attention;
+  spec.step.optimizer = training.optimizer;
   spec.batch_size = vm["batch-size"].as<int>();
-  spec.seq_len = vm.count("seq-len") ? vm["seq-len"].as<int>() : spec.model.default_seq_len;
+  spec.seq_len = training.seq_len > 0 ? training.seq_len : spec.model.default_seq_len;
   spec.learning_rate = vm["lr"].as<double>();
-  spec.seed = vm["seed"].as<uint64_t>();
-  spec.corpus_path = vm["corpus"].as<std::string>();
+  spec.seed = training.seed;
+  spec.data = training.data;
+  spec.weights_dir = training.weights;
   const Instance instance = resolve_instance("auto");  // the GPU when one is visible, as `tune --model` does
   spec.threads = instance.threads;
-  spec.device = instance.device;
+  spec.step.device = instance.device;
   if (vm.count("steps")) {
     spec.purpose = TrialPurpose::learning_rate;
     spec.train_steps = vm["steps"].as<int>();
@@ -72,9 +74,9 @@ int dump_batches(const TrialSpec& spec, const std::string& path, const std::stri
 
 // libtorch backends run here; Python-worker backends in a trial folder of their own, as the search runs them.
 TrialResult run_one_trial(const TrialSpec& spec, const po::variables_map& vm) {
-  if (!runs_in_python(spec.backend)) return run_trial_in_process(spec);
+  if (!runs_in_python(spec.step.backend)) return run_trial_in_process(spec);
   const std::string dir = vm.count("dir") ? vm["dir"].as<std::string>() : "tune-trial-" + spec.config_key();
-  std::cerr << "tune: " << spec.backend << " trial in " << dir << " (command.sh reruns it)\n";
+  std::cerr << "tune: " << spec.step.backend << " trial in " << dir << " (command.sh reruns it)\n";
   return run_trial_isolated(spec, self_executable(), dir);
 }
 
@@ -88,17 +90,13 @@ int run_trial(int argc, char** argv) {
       ("backend", po::value<std::string>()->default_value("eager"),
        "without --spec: eager, jit, cuda-graph, hf-eager, inductor[:MODE][:dynamic]")
       ("precision", po::value<std::string>()->default_value("fp32"), "without --spec: fp32, bf16 or fp16")
-      ("attention", po::value<std::string>()->default_value("math"), "without --spec: math or sdpa")
-      ("optimizer", po::value<std::string>()->default_value("adamw"), "without --spec: adamw or fused")
       ("batch-size", po::value<int>()->default_value(1), "without --spec: batch size")
-      ("seq-len", po::value<int>(), "without --spec: sequence length (default: the model's)")
       ("lr", po::value<double>()->default_value(1e-4), "without --spec: learning rate")
       ("steps", po::value<int>(), "without --spec: train this many steps (else a throughput trial)")
-      ("seed", po::value<uint64_t>()->default_value(0), "without --spec: seed")
-      ("corpus", po::value<std::string>()->default_value(""), "without --spec: corpus ('synthetic': random ids)")
       ("out", po::value<std::string>()->default_value("-"), "result JSON file ('-': standard output)")
       ("dump-batches", po::value<std::string>(), "write the trial's batches to FILE for the Python worker; no training")
       ("dir", po::value<std::string>(), "inductor, hf-eager: the trial folder (default ./tune-trial-KEY)");
+  desc.add(training_flags());  // without --spec
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc, vm, "tune trial (--spec FILE | --model NAME [options]) [--out FILE]")) return 0;
   const TrialSpec spec = vm.count("spec") ? spec_from_file(vm["spec"].as<std::string>()) : spec_from_flags(vm);

@@ -1,19 +1,17 @@
-// `tune --model NAME`: resolve model and instance, run the search within the budget, print the
-// comparison table (markdown, or JSON with --json) and what each backend's search concluded.
+// `tune --model NAME`: resolve model and instance, run the search within the budget, print the rows of its
+// own studies through the table writers (markdown, or JSON with --json) and what each search concluded.
 #include <algorithm>
 #include <iostream>
-#include <sstream>
 
 #include "cli/commands.h"
-#include "util/join.h"
 #include "cli/options.h"
 #include "data/training_data.h"
 #include "engine/search_engine.h"
 #include "instance/torch_instance.h"
-#include "report/summary_report.h"
-#include "tuners/tuner_registry.h"
+#include "report/table_writer.h"
 #include "trial/backend_label.h"
 #include "trial/trial_process.h"
+#include "tuners/tuner_registry.h"
 #include "util/duration.h"
 #include "util/paths.h"
 #include "util/table_format.h"
@@ -21,25 +19,7 @@
 namespace tune::cli {
 namespace {
 
-// A comma-separated list whose items must be among `allowed`; the flag name goes into the message.
-std::vector<std::string> split_list(const std::string& flag, const std::string& text,
-                                    const std::vector<std::string>& allowed) {
-  const std::string expected = join(allowed);
-  std::vector<std::string> items;
-  std::stringstream in(text);
-  for (std::string item; std::getline(in, item, ',');) {
-    if (item.empty()) continue;
-    if (std::find(allowed.begin(), allowed.end(), item) == allowed.end())
-      throw std::invalid_argument(flag + ": unknown value '" + item + "' (expected " + expected + ")");
-    items.push_back(item);
-  }
-  if (items.empty()) throw std::invalid_argument(flag + " '" + text + "': expected a list of " + expected);
-  return items;
-}
-
-std::string one_of(const std::string& flag, const std::string& value, const std::vector<std::string>& allowed) {
-  return split_list(flag, value, allowed).at(0);
-}
+constexpr int kSearchJsonSchemaVersion = 3;  // 3: rows in the table's JSON form; each search's strategies and stop cause
 
 void print_outcomes(std::ostream& out, const SearchSummary& summary) {
   for (const auto& b : summary.backends) {
@@ -67,41 +47,26 @@ std::string describe_objective(const SearchSummary& summary) {
   return text;
 }
 
-// Per backend: what the search spent, and with time-to-loss every trial's time to the target.
-nlohmann::json searches_json(const SearchSummary& summary) {
+// Per backend: the strategies, what the search spent and why it ended; with time-to-loss every trial's time.
+nlohmann::json searches_json(const SearchSummary& summary, const SearchSettings& settings) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& b : summary.backends) {
-    nlohmann::json entry{{"backend", b.backend}, {"precision", b.precision}, {"trials_run", b.trials_run},
-                         {"trials_reused", b.trials_reused}, {"trial_seconds", b.trial_seconds},
-                         {"ramp_stop", b.ramp_stop}, {"lr_stop", b.lr_stop}, {"failure", b.failure}};
+    nlohmann::json entry{{"backend", b.backend}, {"precision", b.precision}, {"study_id", b.study_id},
+                         {"batch_tuner", settings.batch_tuner}, {"lr_tuner", settings.lr_tuner},
+                         {"trials_run", b.trials_run}, {"trials_reused", b.trials_reused},
+                         {"trial_seconds", b.trial_seconds}, {"ramp_stop", b.ramp_stop}, {"lr_stop", b.lr_stop},
+                         {"failure", b.failure}};
+    if (b.best) {
+      entry["batch_limit"] = to_string(b.best->stop.batch_limit);
+      entry["lr_stop_cause"] = to_string(b.best->stop.lr_cause);
+    }
     if (b.time_to_loss) entry["time_to_loss"] = time_to_loss_json(*b.time_to_loss);
     list.push_back(entry);
   }
   return list;
 }
 
-std::vector<BestRow> rows_of(const Database& db, const SearchRequest& r) {
-  std::vector<BestRow> mine;
-  for (const auto& row : db.best_rows())
-    if (row.key.model == r.model.name && row.key.instance_fingerprint == r.instance.fingerprint() &&
-        row.key.seq_len == r.seq_len && row.key.tune_version == TUNE_VERSION &&
-        std::find(r.precisions.begin(), r.precisions.end(), row.key.precision) != r.precisions.end() &&
-        row.key.step_options == "attention=" + r.attention + ",optimizer=" + r.optimizer)
-      mine.push_back(row);
-  return mine;
-}
-
-// "eta=2" -> {"eta", 2}. Throws std::invalid_argument quoting a malformed option.
-std::pair<std::string, double> parse_tuner_option(const std::string& text) {
-  const auto eq = text.find('=');
-  try {
-    if (eq != std::string::npos && eq > 0) return {text.substr(0, eq), std::stod(text.substr(eq + 1))};
-  } catch (const std::exception&) {
-  }
-  throw std::invalid_argument("--tuner-option '" + text + "': expected NAME=NUMBER, e.g. eta=3");
-}
-
-// --tuner picks the strategy of every stage it serves; its options go to those stages only.
+// --tuner picks the strategy of every stage it serves; its options go to that strategy.
 SearchSettings with_tuner_flags(const po::variables_map& vm, SearchSettings settings) {
   if (vm.count("max-trials")) settings.max_trials = vm["max-trials"].as<int>();
   if (vm.count("objective")) settings.objective = parse_search_objective(vm["objective"].as<std::string>());
@@ -119,10 +84,9 @@ SearchSettings with_tuner_flags(const po::variables_map& vm, SearchSettings sett
   // tuner_supports rejects an unknown name, quoting it and listing the known strategies.
   if (tuner_supports(name, StageObjective::throughput)) settings.batch_tuner = name;
   if (tuner_supports(name, StageObjective::loss)) settings.lr_tuner = name;
-  settings.tuner_options_for = name;
   if (vm.count("tuner-option"))
     for (const auto& text : vm["tuner-option"].as<std::vector<std::string>>())
-      settings.tuner_options.insert(parse_tuner_option(text));
+      settings.tuner_options[name].insert(name_value("--tuner-option", text, "eta=3"));
   return settings;
 }
 
@@ -132,17 +96,9 @@ po::options_description tune_options() {
       ("model", po::value<std::string>()->required(), "tested model name (see `tune models`) or a model YAML path")
       ("instance", po::value<std::string>()->default_value("auto"), "instance profile (configs/instances) or auto")
       ("db", po::value<std::string>()->default_value(default_database_path()), "SQLite database")
-      ("seq-len", po::value<int>(), "sequence length (default: the model's)")
       ("budget", po::value<std::string>(), "wall-clock budget, e.g. 20m (default: configs/search.yaml)")
       ("backends", po::value<std::string>()->default_value("eager,jit"), "comma-separated: eager, jit, cuda-graph, inductor[:MODE][:dynamic], hf-eager")
       ("precisions", po::value<std::string>()->default_value("fp32"), "comma-separated: fp32, bf16, fp16")
-      ("attention", po::value<std::string>()->default_value("math"), "attention: math or sdpa")
-      ("optimizer", po::value<std::string>()->default_value("adamw"), "optimizer: adamw or fused")
-      ("seed", po::value<uint64_t>()->default_value(0), "seed for weights, batches and masking")
-      ("corpus", po::value<std::string>()->default_value(""), "text file or folder to train on ('synthetic': random ids)")
-      ("tokenizer", po::value<std::string>()->default_value(""), "folder with the model's tokenizer files")
-      ("dataset", po::value<std::string>()->default_value(""), "classification CSV (text and label columns)")
-      ("weights", po::value<std::string>()->default_value(""), "HF checkpoint folder (model.safetensors)")
       ("settings", po::value<std::string>()->default_value(default_search_settings_path()), "search settings YAML")
       ("job-steps", po::value<double>(), "planned job length in steps: recommend compiling or not")
       ("job-hours", po::value<double>(), "planned job length in hours: recommend compiling or not")
@@ -152,6 +108,7 @@ po::options_description tune_options() {
       ("objective", po::value<std::string>(), "two-stage (throughput, then loss at that batch) or time-to-loss")
       ("target-loss", po::value<double>(), "time-to-loss target (default: the reference config's score)")
       ("json", po::bool_switch(), "print the result as JSON");
+  desc.add(training_flags());
   return desc;
 }
 
@@ -160,16 +117,15 @@ SearchRequest request_from(const po::variables_map& vm) {
   request.model = resolve_model(vm["model"].as<std::string>());
   request.instance = resolve_instance(vm["instance"].as<std::string>());
   request.libtorch_version = libtorch_version();
-  request.backends = split_list("--backends", vm["backends"].as<std::string>(), backend_labels());
-  request.precisions = split_list("--precisions", vm["precisions"].as<std::string>(), {"fp32", "bf16", "fp16"});
-  request.attention = one_of("--attention", vm["attention"].as<std::string>(), {"math", "sdpa"});
-  request.optimizer = one_of("--optimizer", vm["optimizer"].as<std::string>(), {"adamw", "fused"});
-  request.seq_len = vm.count("seq-len") ? vm["seq-len"].as<int>() : request.model.default_seq_len;
-  request.seed = vm["seed"].as<uint64_t>();
-  request.corpus_path = vm["corpus"].as<std::string>();
-  request.tokenizer_dir = vm["tokenizer"].as<std::string>();
-  request.dataset_path = vm["dataset"].as<std::string>();
-  request.weights_dir = vm["weights"].as<std::string>();
+  request.backends = checked_list("--backends", vm["backends"].as<std::string>(), backend_labels());
+  request.precisions = checked_list("--precisions", vm["precisions"].as<std::string>(), kPrecisions);
+  const TrainingChoice training = training_choice(vm);
+  request.attention = training.attention;
+  request.optimizer = training.optimizer;
+  request.seq_len = training.seq_len > 0 ? training.seq_len : request.model.default_seq_len;
+  request.seed = training.seed;
+  request.data = training.data;
+  request.weights_dir = training.weights;
   request.runs_dir = runs_dir_for_database(vm["db"].as<std::string>());
   return request;
 }
@@ -177,40 +133,33 @@ SearchRequest request_from(const po::variables_map& vm) {
 // Loads and tokenizes the data once, as every trial will: a wrong folder or file fails now, not in every
 // trial, and the user sees which corpus and tokenizer (or fallback) the trials train on.
 std::string describe_training_data(const SearchRequest& request) {
-  TrialSpec probe;
-  probe.model = request.model;
-  probe.corpus_path = request.corpus_path;
-  probe.tokenizer_dir = request.tokenizer_dir;
-  probe.dataset_path = request.dataset_path;
   std::string description;
-  load_training_data(probe, &description);
+  load_training_data(request.model, request.data, &description);
   return description;
 }
 
 // For --job-steps N or --job-hours H: compile or stay native, per precision row.
-void print_job_recommendation(const po::variables_map& vm, const ComparisonRow& row) {
-  if (!row.native || !row.compiled) return;
-  const std::string where = " (" + row.key.precision + ")";
+void print_job_recommendation(const po::variables_map& vm, const TableRow& row) {
+  const BackendResult* compiled = row.compiled_result();
+  if (!row.native_result() || !compiled) return;
+  const std::string where = " (" + row.precision + ")";
   if (vm.count("job-steps"))
     std::cout << "- for a " << vm["job-steps"].as<double>() << "-step job" << where << ": "
               << recommend_for_job(row.amortization, vm["job-steps"].as<double>()) << "\n";
   if (vm.count("job-hours")) {
     const double hours = vm["job-hours"].as<double>();
-    std::cout << "- for a " << hours << "-hour job" << where << ": "
-              << recommend_for_job(row.amortization, hours * 3600 * row.compiled->samples_per_second /
-                                                         row.compiled->batch_size)
-              << "\n";
+    const double steps = hours * 3600 * compiled->best.samples_per_second / compiled->best.batch_size;
+    std::cout << "- for a " << hours << "-hour job" << where << ": " << recommend_for_job(row.amortization, steps) << "\n";
   }
 }
 
-void print_result(const po::variables_map& vm, const SearchRequest& request, const SearchSummary& summary,
-                  const std::vector<ComparisonRow>& rows) {
+void print_result(const po::variables_map& vm, const SearchRequest& request, const SearchSettings& settings,
+                  const SearchSummary& summary, const TestedModelsTable& table) {
   if (vm["json"].as<bool>()) {
-    auto json = comparison_json(rows);
-    json["budget_seconds"] = summary.budget_seconds;
-    json["elapsed_seconds"] = summary.elapsed_seconds;
-    json["objective"] = summary.objective;
-    json["searches"] = searches_json(summary);
+    const nlohmann::json json{{"schema", "tune-search"}, {"schema_version", kSearchJsonSchemaVersion},
+                              {"rows", table_rows_json(table)}, {"budget_seconds", summary.budget_seconds},
+                              {"elapsed_seconds", summary.elapsed_seconds}, {"objective", summary.objective},
+                              {"searches", searches_json(summary, settings)}};
     std::cout << json.dump(2) << "\n";
     return;
   }
@@ -218,9 +167,16 @@ void print_result(const po::variables_map& vm, const SearchRequest& request, con
             << format_duration(summary.elapsed_seconds) << " of a " << format_duration(summary.budget_seconds)
             << " budget)\n\n";
   std::cout << "objective: " << describe_objective(summary) << "\n\n";
-  write_comparison_markdown(std::cout, rows);
+  write_markdown_rows(std::cout, table);
+  std::cout << "\n";
   print_outcomes(std::cout, summary);
-  for (const auto& row : rows) print_job_recommendation(vm, row);
+  for (const auto& row : table.rows) print_job_recommendation(vm, row);
+}
+
+std::vector<int64_t> searched_studies(const SearchSummary& summary) {
+  std::vector<int64_t> ids;
+  for (const auto& b : summary.backends) ids.push_back(b.study_id);
+  return ids;
 }
 
 }  // namespace
@@ -249,7 +205,7 @@ int run_tune(int argc, char** argv) {
   SearchEngine engine(db, [&exe](const TrialSpec& s, const std::string& dir) { return run_trial_isolated(s, exe, dir); },
                       settings, std::cerr);
   const SearchSummary summary = engine.run(request, budget);
-  print_result(vm, request, summary, comparison_rows(rows_of(db, request)));
+  print_result(vm, request, settings, summary, gather_tested_models(db, db_path, searched_studies(summary)));
   return 0;
 }
 

@@ -1,5 +1,5 @@
-// `tune tuners`: the registered search strategies, the stages each serves and what it does.
-// Options per strategy are documented in its header under tuners/ and passed with --tuner-option.
+// `tune tuners`: the registered search strategies, the stages each serves and what it does, then each
+// strategy's options with their defaults (set with --tuner-option or tuner_options in the settings YAML).
 #include <iostream>
 
 #include "cli/commands.h"
@@ -22,6 +22,12 @@ int run_tuners(int argc, char** argv) {
     rows.push_back({t.name, stages, t.summary});
   }
   write_markdown_table(std::cout, {"tuner", "stages", "what it does"}, rows);
+  std::vector<std::vector<std::string>> options;
+  for (const auto& t : tuner_catalog())
+    for (const auto& o : t.options->specs())
+      options.push_back({t.name, o.name, o.default_value ? strf("%g", *o.default_value) : "(derived)", o.doc});
+  std::cout << "\n";
+  write_markdown_table(std::cout, {"tuner", "option", "default", "what it does"}, options);
   return 0;
 }
 

@@ -14,15 +14,16 @@ namespace tune {
 namespace {
 
 // Classification examples from spec.dataset_path; labels beyond the model's num_labels are a user error.
-std::vector<LabelledExample> csv_examples(const TrialSpec& spec, const Tokenizer& tokenizer, std::string* description) {
-  const ClassificationDataset csv = read_classification_csv(spec.dataset_path);
+std::vector<LabelledExample> csv_examples(const ModelConfig& model, const DataSettings& data, const Tokenizer& tokenizer,
+                                          std::string* description) {
+  const ClassificationDataset csv = read_classification_csv(data.dataset_path);
   std::string labels;
   for (size_t i = 0; i < csv.label_names.size(); ++i)
     labels += (i ? ", " : "") + csv.label_names[i] + "=" + std::to_string(i);
-  if (static_cast<int>(csv.label_names.size()) > spec.model.num_labels)
+  if (static_cast<int>(csv.label_names.size()) > model.num_labels)
     throw std::invalid_argument("dataset '" + csv.source + "' has " + std::to_string(csv.label_names.size()) +
-                                " labels (" + labels + ") but " + spec.model.source_path + " has config.num_labels " +
-                                std::to_string(spec.model.num_labels));
+                                " labels (" + labels + ") but " + model.source_path + " has config.num_labels " +
+                                std::to_string(model.num_labels));
   std::vector<LabelledExample> examples;
   for (size_t i = 0; i < csv.texts.size(); ++i) examples.push_back({tokenizer.encode(csv.texts[i]), csv.labels[i]});
   if (description)
@@ -56,27 +57,27 @@ std::vector<LabelledExample> corpus_part_examples(const Corpus& corpus, const To
 
 }  // namespace
 
-TrainingData load_training_data(const TrialSpec& spec, std::string* description) {
+TrainingData load_training_data(const ModelConfig& model, const DataSettings& settings, std::string* description) {
   TrainingData data;
-  if (spec.corpus_path == "synthetic") {
+  if (settings.corpus_path == "synthetic") {
     if (description) *description = "synthetic token ids (throughput only)";
     return data;
   }
-  const auto tokenizer = make_tokenizer(spec.model, spec.tokenizer_dir);
-  const bool classification = spec.model.task == "sequence_classification";
-  if (classification && !spec.dataset_path.empty()) {
-    data.examples = csv_examples(spec, *tokenizer, description);
+  const auto tokenizer = make_tokenizer(model, settings.tokenizer_dir);
+  const bool classification = model.task == "sequence_classification";
+  if (classification && !settings.dataset_path.empty()) {
+    data.examples = csv_examples(model, settings, *tokenizer, description);
     if (description) *description += "; " + tokenizer->describe();
     return data;
   }
-  const std::string corpus_path = spec.corpus_path.empty() ? default_corpus_path() : spec.corpus_path;
+  const std::string corpus_path = settings.corpus_path.empty() ? default_corpus_path() : settings.corpus_path;
   if (classification) {
-    data.examples = corpus_part_examples(load_corpus(corpus_path), *tokenizer, spec.model.num_labels, description);
+    data.examples = corpus_part_examples(load_corpus(corpus_path), *tokenizer, model.num_labels, description);
     if (description) *description += "; " + tokenizer->describe();
     return data;
   }
   bool cached = false;
-  data.stream = cached_encode(*tokenizer, spec.tokenizer_dir, corpus_path, tune_cache_dir(), &cached);
+  data.stream = cached_encode(*tokenizer, settings.tokenizer_dir, corpus_path, tune_cache_dir(), &cached);
   if (description)
     *description = "corpus " + corpus_path + " (" + std::to_string(data.stream.size()) + " tokens" +
                    (cached ? ", from the token cache " + tune_cache_dir() : "") + "); " +

@@ -1,11 +1,13 @@
-// The search loop: per backend, stage 1 ramps the batch size by throughput, stage 2 sweeps the
-// learning rate at that batch by loss. Finished trials are reused from the store, new ones committed.
+// The search: per backend and precision, stage 1 finds the batch size by throughput, stage 2 the learning
+// rate by loss (or the time-to-loss ladder); both through the one driver. Finished trials are reused from the
+// store, new ones committed; the best config is saved with why each stage ended.
 #include "engine/search_engine.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 
+#include "engine/trial_time_predictor.h"
 #include "models/model_flops.h"
 #include "trial/backend_label.h"
 #include "tuners/tuner_registry.h"
@@ -29,34 +31,130 @@ std::string describe_result(const TrialResult& r) {
 std::string describe_overhead(const TrialSpec& spec, const TrialResult& r) {
   return strf("tune: compile overhead %.2f s = compile %.2f s + first step %.2f s + %d more warm-up steps %.2f s"
               " - %d x steady step %.3f s (95%% CI %.3f-%.3f s, CV %.1f%%; %s)",
-              r.compile_overhead_seconds, r.compile_seconds, r.first_step_seconds, spec.warmup_steps - 1,
-              r.later_warmup_seconds, spec.warmup_steps, r.step_time_median, r.step_time_ci_low,
+              r.compile_overhead_seconds, r.compile_seconds, r.first_step_seconds, spec.measure.warmup_steps - 1,
+              r.later_warmup_seconds, spec.measure.warmup_steps, r.step_time_median, r.step_time_ci_low,
               r.step_time_ci_high, 100 * r.step_time_cv, r.steady_state_stop.c_str());
+}
+
+// What limited the chosen batch, read from the batch stage as it ran: a larger size that ran out of memory,
+// the range's end, a larger size that was not faster, one that failed otherwise, or what ended the stage.
+StopReasons batch_stop_reasons(const DriveOutcome& ramp, int chosen, int max_batch_size) {
+  const DrivenTrial* oom = nullptr;
+  const DrivenTrial* failed = nullptr;
+  bool larger_ran = false;
+  const auto smaller = [](const DrivenTrial& t, const DrivenTrial* than) {
+    return !than || t.candidate.batch_size < than->candidate.batch_size;
+  };
+  for (const auto& t : ramp.trials) {
+    if (t.candidate.batch_size <= chosen) continue;
+    if (t.result.ok()) larger_ran = true;
+    else if (t.result.status == TrialStatus::oom) oom = smaller(t, oom) ? &t : oom;
+    else failed = smaller(t, failed) ? &t : failed;
+  }
+  StopReasons r;
+  r.batch_stop = ramp.stop_reason;
+  r.batch_limit = oom ? BatchLimit::memory
+                : chosen >= max_batch_size ? BatchLimit::range
+                : larger_ran ? BatchLimit::throughput
+                : failed ? BatchLimit::failure
+                : ramp.cause == StopCause::strategy ? BatchLimit::throughput
+                : ramp.cause == StopCause::trial_cap ? BatchLimit::trials
+                : BatchLimit::budget;
+  if (const DrivenTrial* limit = oom ? oom : r.batch_limit == BatchLimit::failure ? failed : nullptr) {
+    r.limit_batch_size = limit->candidate.batch_size;
+    r.limit_status = limit->result.status;
+  }
+  return r;
+}
+
+// The throughput trials that fit, by batch (the latest of each); what ran out of memory or failed.
+std::map<int, TrialResult> fitting_batches(const DriveOutcome& ramp) {
+  std::map<int, TrialResult> fitting;
+  for (const auto& t : ramp.trials)
+    if (t.result.ok()) fitting[t.candidate.batch_size] = t.result;
+  return fitting;
+}
+
+int smallest_failed_batch(const DriveOutcome& ramp) {
+  int smallest = 0;
+  for (const auto& t : ramp.trials)
+    if (!t.result.ok() && (smallest == 0 || t.candidate.batch_size < smallest)) smallest = t.candidate.batch_size;
+  return smallest;
 }
 
 }  // namespace
 
-// One stage of one backend: its study, its deadline and what it cost.
-struct SearchEngine::Stage {
-  std::string backend;
-  std::string precision;
-  TrialPurpose purpose;
-  int64_t study_id;
-  double deadline;            // seconds since the search started
-  double last_trial_seconds;  // the latest new trial's wall time, to predict the next one
-  const SearchRequest* request;
-  BackendOutcome* outcome;
-  std::map<int, TrialResult> fitting = {};  // throughput trials that ran, by batch (time-to-loss uses them)
-  int smallest_failed = 0;                  // the smallest batch whose throughput trial failed (0: none)
-};
+// One stage of one backend: its study's trials as the driver's source (the store, else a new trial process),
+// its deadline as the driver's budget.
+class SearchEngine::Stage : public TrialSource, public Budget {
+ public:
+  Stage(SearchEngine& engine, const SearchRequest& request, BackendOutcome& outcome, double deadline)
+      : engine_(engine), request_(request), outcome_(outcome), deadline_(deadline) {}
 
-// What the search spent, and the throughput trials the time-to-loss stage reads step times from.
-void SearchEngine::note_cost(Stage& stage, const TrialSpec& spec, const TrialResult& result) {
-  stage.outcome->trial_seconds += result.wall_seconds;
-  if (spec.purpose != TrialPurpose::throughput) return;
-  if (result.ok()) stage.fitting[spec.batch_size] = result;
-  else if (stage.smallest_failed == 0 || spec.batch_size < stage.smallest_failed) stage.smallest_failed = spec.batch_size;
-}
+  std::optional<TrialResult> stored(const Candidate& candidate) override {
+    const TrialSpec spec = engine_.make_spec(*this, candidate);
+    const auto found = engine_.db_.find_trial(outcome_.study_id, spec.config_key());
+    if (!found) return std::nullopt;
+    ++outcome_.trials_reused;
+    note(spec, found->result);
+    engine_.progress_ << head(spec) << ": reused from the store: " << describe_result(found->result) << "\n" << std::flush;
+    return found->result;
+  }
+
+  TrialResult run(const Candidate& candidate) override {
+    const TrialSpec spec = engine_.make_spec(*this, candidate);
+    std::ostream& progress = engine_.progress_;
+    progress << head(spec) << " ... " << std::flush;
+    const std::string dir = strf("%s/study-%lld/%s", request_.runs_dir.c_str(),
+                                 static_cast<long long>(outcome_.study_id), spec.config_key().c_str());
+    const TrialResult result = engine_.executor_(spec, dir);
+    engine_.db_.record_trial(outcome_.study_id, spec, result, dir);
+    ++outcome_.trials_run;
+    predictor_.observe_run(spec, result);
+    note(spec, result);
+    if (result.ok() && spec.step.backend != "eager" && spec.purpose == TrialPurpose::throughput)
+      progress << "\ntune: compiled training step (backend=" << spec.step.backend << ") in "
+               << strf("%.2f s", result.compile_seconds) << ": " << result.compile_info << "\n"
+               << describe_overhead(spec, result) << "\n  -> ";
+    for (const auto& warning : result.warnings) progress << "\ntune: warning in the step: " << warning;
+    progress << describe_result(result) << " [" << format_duration(result.wall_seconds) << "; elapsed "
+             << format_duration(engine_.elapsed()) << " of " << format_duration(engine_.budget_) << "]\n" << std::flush;
+    return result;
+  }
+
+  std::optional<std::string> refuses(const Candidate& candidate) override {
+    const double predicted = predictor_.predict(engine_.make_spec(*this, candidate));
+    if (engine_.elapsed() + predicted <= deadline_) return std::nullopt;
+    return strf("budget: the next trial (~%s) does not fit the %s left", format_duration(predicted).c_str(),
+                format_duration(std::max(0.0, deadline_ - engine_.elapsed())).c_str());
+  }
+
+  void next_stage(TrialPurpose purpose, double deadline) {
+    purpose_ = purpose;
+    deadline_ = deadline;
+  }
+  TrialPurpose purpose() const { return purpose_; }
+  const SearchRequest& request() const { return request_; }
+  const BackendOutcome& outcome() const { return outcome_; }
+  std::string label() const { return "[" + outcome_.backend + " " + outcome_.precision + "]"; }
+
+ private:
+  // What the search spent (a reused trial at its recorded time), and what the predictor learns from it.
+  void note(const TrialSpec& spec, const TrialResult& result) {
+    outcome_.trial_seconds += result.wall_seconds;
+    predictor_.observe(spec, result);
+  }
+  std::string head(const TrialSpec& spec) const {
+    return label() + strf(" %s batch %d, lr %.1e", to_string(spec.purpose).c_str(), spec.batch_size, spec.learning_rate);
+  }
+
+  SearchEngine& engine_;
+  const SearchRequest& request_;
+  BackendOutcome& outcome_;
+  TrialPurpose purpose_ = TrialPurpose::throughput;
+  double deadline_;  // seconds since the search started
+  TrialTimePredictor predictor_;
+};
 
 SearchEngine::SearchEngine(Database& db, TrialExecutor executor, SearchSettings settings, std::ostream& progress)
     : db_(db), executor_(std::move(executor)), settings_(std::move(settings)), progress_(progress) {}
@@ -80,105 +178,63 @@ SearchSummary SearchEngine::run(const SearchRequest& request, double budget_seco
   return summary;
 }
 
-StudyKey SearchEngine::study_key(const SearchRequest& r, const std::string& backend,
-                                 const std::string& precision) const {
-  return {r.model.name, r.model.config_hash(), r.instance.name, r.instance.fingerprint(), r.libtorch_version,
-          TUNE_VERSION, backend, precision, r.seq_len, "attention=" + r.attention + ",optimizer=" + r.optimizer};
-}
-
 TrialSpec SearchEngine::make_spec(const Stage& stage, const Candidate& c) const {
-  const SearchRequest& r = *stage.request;
-  const TrialPurpose purpose = stage.purpose;
+  const SearchRequest& r = stage.request();
+  const TrialPurpose purpose = stage.purpose();
   TrialSpec s;
   s.model = r.model;
-  apply_backend_label(s, stage.backend);  // inductor:MODE:dynamic sets the compile knobs too
-  s.precision = stage.precision;
-  s.attention = r.attention;
-  s.optimizer = r.optimizer;
+  apply_backend_label(s.step, stage.outcome().backend);  // inductor:MODE:dynamic sets the compile knobs too
+  s.step.device = r.instance.device;
+  s.step.precision = stage.outcome().precision;
+  s.step.attention = r.attention;
+  s.step.optimizer = r.optimizer;
   s.purpose = purpose;
   s.seq_len = r.seq_len;
   s.batch_size = c.batch_size;
   s.learning_rate = c.learning_rate;
   s.seed = r.seed;
-  s.warmup_steps = settings_.warmup_steps;
-  s.min_measure_steps = settings_.min_measure_steps;
-  s.max_measure_steps = settings_.max_measure_steps;
-  s.measure_seconds = settings_.measure_seconds;
-  s.ci_halfwidth = settings_.ci_halfwidth;
+  s.measure.warmup_steps = settings_.warmup_steps;
+  s.measure.min_measure_steps = settings_.min_measure_steps;
+  s.measure.max_measure_steps = settings_.max_measure_steps;
+  s.measure.measure_seconds = settings_.measure_seconds;
+  s.measure.ci_halfwidth = settings_.ci_halfwidth;
   // asha's rungs are shorter; a time-to-loss trial's length depends on its batch
   const int steps = c.train_steps > 0 ? c.train_steps : settings_.lr_train_steps;
   s.train_steps = purpose == TrialPurpose::learning_rate ? steps : 0;
   s.threads = r.instance.threads;
-  s.device = r.instance.device;
   s.memory_limit_bytes = static_cast<int64_t>(r.instance.memory_bytes * settings_.memory_fraction);
-  s.corpus_path = r.corpus_path;
-  s.tokenizer_dir = r.tokenizer_dir;
-  s.dataset_path = r.dataset_path;
+  s.data = r.data;
   s.weights_dir = r.weights_dir;
   s.timeout_seconds = settings_.trial_timeout_seconds;
   return s;
 }
 
-TrialResult SearchEngine::measure(Stage& stage, const TrialSpec& spec) {
-  const std::string head = strf("[%s %s] %s batch %d, lr %.1e", stage.backend.c_str(), stage.precision.c_str(),
-                                to_string(spec.purpose).c_str(), spec.batch_size, spec.learning_rate);
-  if (auto stored = db_.find_trial(stage.study_id, spec.config_key())) {
-    ++stage.outcome->trials_reused;
-    note_cost(stage, spec, stored->result);
-    progress_ << head << ": reused from the store: " << describe_result(stored->result) << "\n" << std::flush;
-    return stored->result;
-  }
-  progress_ << head << " ... " << std::flush;
-  const std::string dir = strf("%s/study-%lld/%s", stage.request->runs_dir.c_str(),
-                               static_cast<long long>(stage.study_id), spec.config_key().c_str());
-  TrialResult result = executor_(spec, dir);
-  db_.record_trial(stage.study_id, spec, result, dir);
-  ++stage.outcome->trials_run;
-  stage.last_trial_seconds = result.wall_seconds;
-  note_cost(stage, spec, result);
-  if (result.ok() && spec.backend != "eager" && spec.purpose == TrialPurpose::throughput)
-    progress_ << "\ntune: compiled training step (backend=" << spec.backend << ") in "
-              << strf("%.2f s", result.compile_seconds) << ": " << result.compile_info << "\n"
-              << describe_overhead(spec, result) << "\n  -> ";
-  for (const auto& warning : result.warnings) progress_ << "\ntune: warning in the step: " << warning;
-  progress_ << describe_result(result) << " [" << format_duration(result.wall_seconds) << "; elapsed "
-            << format_duration(elapsed()) << " of " << format_duration(budget_) << "]\n" << std::flush;
-  return result;
+// The driver with this stage as source and budget; a stage the budget ended says so in the progress.
+DriveOutcome SearchEngine::run_stage(Tuner& tuner, Stage& stage, bool first_trial_free) {
+  DriveOutcome out = drive(tuner, stage, {&stage, first_trial_free});
+  if (out.cause == StopCause::budget)
+    progress_ << stage.label() << " " << to_string(stage.purpose()) << " stage stopped: " << out.stop_reason << "\n";
+  return out;
 }
 
-std::optional<std::pair<Candidate, TrialResult>> SearchEngine::run_stage(Tuner& tuner, Stage& stage) {
-  bool first = true;
-  while (auto candidate = tuner.ask()) {
-    const TrialPurpose purpose = stage.purpose;
-    const TrialSpec spec = make_spec(stage, *candidate);
-    const bool stored = db_.find_trial(stage.study_id, spec.config_key()).has_value();
-    // A ramp trial at double the batch takes about twice as long as the last one.
-    const double scale = purpose == TrialPurpose::throughput ? 2.0 : 1.0;
-    if (!first && !stored && elapsed() + scale * stage.last_trial_seconds > stage.deadline) {
-      const std::string why = strf("budget: the next trial (~%s) does not fit the %s left", 
-                                   format_duration(scale * stage.last_trial_seconds).c_str(),
-                                   format_duration(std::max(0.0, stage.deadline - elapsed())).c_str());
-      progress_ << "[" << stage.backend << " " << stage.precision << "] " << to_string(purpose) << " stage stopped: " << why << "\n";
-      return tuner.best() ? tuner.best() : std::nullopt;
-    }
-    tuner.tell(*candidate, measure(stage, spec));
-    first = false;
-  }
-  return tuner.best();
-}
-
-BestConfig SearchEngine::best_config(const SearchRequest& request, const Stage& stage,
-                                     const std::pair<Candidate, TrialResult>& ramp, bool capped,
-                                     const std::optional<std::pair<Candidate, TrialResult>>& lr) const {
-  const TrialResult& t = ramp.second;
-  BestConfig best{ramp.first.batch_size, capped, lr ? lr->first.learning_rate : ramp.first.learning_rate,
-                  t.samples_per_second, t.step_time_median, t.compile_overhead_seconds, t.peak_memory_bytes,
-                  lr ? lr->second.score_loss : 0.0, static_cast<int>(db_.trials(stage.study_id).size())};
+// The config the study stores: the speed figures of `speed` (a throughput trial at the chosen batch), and
+// what limited the batch in the batch stage. The caller sets the learning rate and its stop reasons.
+BestConfig SearchEngine::best_config(const Stage& stage, const ToldTrial& speed, const DriveOutcome& ramp) const {
+  const TrialResult& t = speed.second;
+  BestConfig best;
+  best.batch_size = speed.first.batch_size;
+  best.learning_rate = speed.first.learning_rate;
+  best.samples_per_second = t.samples_per_second;
+  best.step_time = t.step_time_median;
+  best.compile_overhead_seconds = t.compile_overhead_seconds;
+  best.peak_memory_bytes = t.peak_memory_bytes;
+  best.trials_run = static_cast<int>(db_.trials(stage.outcome().study_id).size());
   best.step_time_ci_low = t.step_time_ci_low;
   best.step_time_ci_high = t.step_time_ci_high;
   best.flops_per_step = t.flops_per_step;
   best.mfu = model_flops_utilization(t.flops_per_step, t.step_time_median,
-                                     request.instance.peak.for_precision(stage.precision));
+                                     stage.request().instance.peak.for_precision(stage.outcome().precision));
+  best.stop = batch_stop_reasons(ramp, best.batch_size, settings_.max_batch_size);
   return best;
 }
 
@@ -191,9 +247,7 @@ TunerSpace SearchEngine::batch_space(const SearchRequest& request) const {
   space.reference_learning_rate = settings_.ramp_learning_rate;
   space.memory_limit_bytes = static_cast<int64_t>(request.instance.memory_bytes * settings_.memory_fraction);
   space.max_trials = settings_.max_trials;
-  if (settings_.tuner_options_for == settings_.batch_tuner) space.options = settings_.tuner_options;
-  if (settings_.batch_tuner == "batch_ramp" && !space.options.count("min_throughput_gain"))
-    space.options["min_throughput_gain"] = settings_.min_throughput_gain;
+  space.options = settings_.options_for(settings_.batch_tuner);
   return space;
 }
 
@@ -206,11 +260,9 @@ TunerSpace SearchEngine::lr_space(int batch_size) const {
   space.min_learning_rate = *std::min_element(settings_.learning_rates.begin(), settings_.learning_rates.end());
   space.max_learning_rate = *std::max_element(settings_.learning_rates.begin(), settings_.learning_rates.end());
   space.train_steps = settings_.lr_train_steps;
+  space.min_train_steps = settings_.warmup_steps + 1;  // a trial runs its warm-up and at least one more step
   space.max_trials = settings_.max_trials;
-  if (settings_.tuner_options_for == settings_.lr_tuner) space.options = settings_.tuner_options;
-  // A trial always runs its warm-up steps plus one, so a shorter first rung would only repeat the next.
-  if (settings_.lr_tuner == "asha" && !space.options.count("min_steps"))
-    space.options["min_steps"] = std::min(settings_.lr_train_steps, settings_.warmup_steps + 1);
+  space.options = settings_.options_for(settings_.lr_tuner);
   return space;
 }
 
@@ -219,82 +271,76 @@ BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const 
   BackendOutcome outcome;
   outcome.backend = backend;
   outcome.precision = precision;
-  const int64_t study = db_.ensure_study(study_key(request, backend, precision));
+  outcome.study_id = db_.ensure_study(make_study_key(request.model.name, request.model.config_hash(), request.instance,
+                                                     request.libtorch_version, backend, precision, request.seq_len,
+                                                     "attention=" + request.attention + ",optimizer=" + request.optimizer));
   const double backend_end = elapsed() + backend_seconds;
-  Stage stage{backend, precision, TrialPurpose::throughput, study,
-              elapsed() + settings_.ramp_budget_share * backend_seconds, 0, &request, &outcome};
-
+  Stage stage(*this, request, outcome, elapsed() + settings_.ramp_budget_share * backend_seconds);
   const auto batch_tuner = make_tuner(settings_.batch_tuner, batch_space(request), request.seed);
-  const auto ramp_best = run_stage(*batch_tuner, stage);
-  outcome.ramp_stop = batch_tuner->stop_reason().empty() ? "budget" : batch_tuner->stop_reason();
-  if (!ramp_best) {
+  const DriveOutcome ramp = run_stage(*batch_tuner, stage, /*first_trial_free=*/true);
+  outcome.ramp_stop = ramp.stop_reason;
+  if (!ramp.best) {
     outcome.failure = "no batch size ran: " + outcome.ramp_stop;
     if (backend != "eager") outcome.failure += "; falls back to eager";
     return outcome;
   }
-  stage.purpose = TrialPurpose::learning_rate;
-  stage.deadline = backend_end;
-  if (settings_.objective == "time-to-loss") {
-    finish_time_to_loss(request, stage, outcome, ramp_best->first.batch_size);
-    return outcome;
-  }
-  const auto lr_tuner = make_tuner(settings_.lr_tuner, lr_space(ramp_best->first.batch_size), request.seed);
-  const auto lr_best = run_stage(*lr_tuner, stage);
-  outcome.lr_stop = lr_tuner->stop_reason().empty() ? "budget" : lr_tuner->stop_reason();
-  // The largest size of the range still fit: the real memory limit lies beyond it ("capped by range").
-  const bool capped = ramp_best->first.batch_size >= settings_.max_batch_size;
-  const BestConfig best = best_config(request, stage, *ramp_best, capped, lr_best);
-  db_.save_best(study, best);
-  outcome.best = best;
+  stage.next_stage(TrialPurpose::learning_rate, backend_end);
+  if (settings_.objective == "time-to-loss") finish_time_to_loss(stage, ramp, outcome);
+  else finish_two_stage(stage, ramp, outcome);
   return outcome;
 }
 
-// One time-to-loss trial within the budget: a trial predicted to end past the deadline is not started.
-std::optional<TrialResult> SearchEngine::run_time_to_loss_trial(Stage& stage, const Candidate& candidate) {
-  const TrialSpec spec = make_spec(stage, candidate);
-  const auto speed = stage.fitting.find(candidate.batch_size);
-  const double predicted = speed == stage.fitting.end()
-                               ? stage.last_trial_seconds
-                               : candidate.train_steps * speed->second.step_time_median + speed->second.compile_seconds;
-  if (!db_.find_trial(stage.study_id, spec.config_key()) && elapsed() + predicted > stage.deadline) {
-    progress_ << strf("[%s %s] time-to-loss stage stopped: the next trial (~%s) does not fit the %s left\n",
-                      stage.backend.c_str(), stage.precision.c_str(), format_duration(predicted).c_str(),
-                      format_duration(std::max(0.0, stage.deadline - elapsed())).c_str());
-    return std::nullopt;
+// Stage 2 of objective two-stage: the learning-rate strategy at the batch stage's choice.
+void SearchEngine::finish_two_stage(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome) {
+  const auto lr_tuner = make_tuner(settings_.lr_tuner, lr_space(ramp.best->first.batch_size), stage.request().seed);
+  const DriveOutcome lr = run_stage(*lr_tuner, stage, /*first_trial_free=*/true);
+  outcome.lr_stop = lr.stop_reason;
+  BestConfig best = best_config(stage, *ramp.best, ramp);
+  if (lr.best) {
+    best.learning_rate = lr.best->first.learning_rate;
+    best.lr_score_loss = lr.best->second.score_loss;
   }
-  return measure(stage, spec);
+  best.stop.lr_cause = lr.cause;
+  best.stop.lr_stop = lr.stop_reason;
+  db_.save_best(outcome.study_id, best);
+  outcome.best = best;
 }
 
-// Stage 2 of objective time-to-loss: the batch and rate reaching the target soonest; the chosen batch's
+// Stage 2 of objective time-to-loss: the ladder's batch and rate reaching the target soonest; the chosen batch's
 // throughput trial supplies the speed figures of the stored best.
-void SearchEngine::finish_time_to_loss(const SearchRequest& request, Stage& stage, BackendOutcome& outcome,
-                                       int throughput_batch) {
+void SearchEngine::finish_time_to_loss(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome) {
+  const std::map<int, TrialResult> fitting = fitting_batches(ramp);
+  const int smallest_failed = smallest_failed_batch(ramp);
   TimeToLossPlan plan;
   plan.target = {settings_.target_loss, settings_.target_samples, settings_.target_batch,
                  settings_.target_learning_rate};
-  for (const auto& [batch, result] : stage.fitting) plan.step_seconds[batch] = result.step_time_median;
-  plan.throughput_batch = throughput_batch;
-  plan.max_batch_size = stage.smallest_failed > 0 ? std::min(settings_.max_batch_size, stage.smallest_failed - 1)
-                                                  : settings_.max_batch_size;
+  for (const auto& [batch, result] : fitting) plan.step_seconds[batch] = result.step_time_median;
+  plan.throughput_batch = ramp.best->first.batch_size;
+  plan.max_batch_size = smallest_failed > 0 ? std::min(settings_.max_batch_size, smallest_failed - 1)
+                                            : settings_.max_batch_size;
   plan.lr_tuner = settings_.lr_tuner;
-  plan.lr_space = lr_space(throughput_batch);
-  plan.seed = request.seed;
+  plan.lr_space = lr_space(plan.throughput_batch);
+  plan.seed = stage.request().seed;
   plan.time_cap = settings_.time_cap;
-  outcome.time_to_loss = search_time_to_loss(
-      plan, [&](const Candidate& c) { return run_time_to_loss_trial(stage, c); });
+  TimeToLossLadder ladder(plan);
+  const DriveOutcome run = run_stage(ladder, stage, /*first_trial_free=*/false);
+  outcome.time_to_loss = ladder.outcome(run.cause == StopCause::budget);
   outcome.lr_stop = outcome.time_to_loss->stop;
-  const auto& best = outcome.time_to_loss->best;
-  if (!best) {
+  const auto& chosen = outcome.time_to_loss->best;
+  if (!chosen) {
     outcome.failure = "no trial reached the target loss: " + outcome.time_to_loss->stop;
     return;
   }
-  const int batch = best->candidate.batch_size;
-  const std::pair<Candidate, TrialResult> speed{Candidate{batch, settings_.ramp_learning_rate, 0},
-                                                stage.fitting.count(batch) ? stage.fitting.at(batch) : best->result};
-  const BestConfig chosen = best_config(request, stage, speed, batch >= settings_.max_batch_size,
-                                        std::make_pair(best->candidate, best->result));
-  db_.save_best(stage.study_id, chosen);
-  outcome.best = chosen;
+  const int batch = chosen->candidate.batch_size;
+  const ToldTrial speed{Candidate{batch, settings_.ramp_learning_rate, 0},
+                        fitting.count(batch) ? fitting.at(batch) : chosen->result};
+  BestConfig best = best_config(stage, speed, ramp);
+  best.learning_rate = chosen->candidate.learning_rate;
+  best.lr_score_loss = chosen->result.score_loss;
+  best.stop.lr_cause = run.cause;
+  best.stop.lr_stop = outcome.lr_stop;
+  db_.save_best(outcome.study_id, best);
+  outcome.best = best;
 }
 
 }  // namespace tune

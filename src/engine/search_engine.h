@@ -1,5 +1,6 @@
-// The search loop: for each backend, a batch-size ramp (throughput) then a learning-rate sweep
-// (loss after a fixed number of steps), inside a wall-clock budget, every trial committed to the store.
+// The search: for each backend and precision, a batch-size stage (throughput) then a learning-rate stage (loss
+// after a fixed number of steps, or the time-to-loss ladder), each run by the one driver inside a wall-clock
+// budget, every trial committed to the store and the best config saved with why each stage ended.
 #pragma once
 #include <functional>
 #include <optional>
@@ -7,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/search_driver.h"
 #include "engine/search_settings.h"
-#include "engine/time_to_loss_search.h"
 #include "instance/instance.h"
 #include "models/model_config.h"
 #include "store/database.h"
-#include "tuners/tuner.h"
+#include "tuners/composite/time_to_loss_ladder.h"
 #include "tuners/tuner_space.h"
 
 namespace tune {
@@ -27,9 +28,7 @@ struct SearchRequest {
   std::string optimizer = "adamw";
   int seq_len = 128;
   uint64_t seed = 0;
-  std::string corpus_path;    // empty: default corpus
-  std::string tokenizer_dir;  // empty: fallback tokenizer
-  std::string dataset_path;   // classification CSV; empty: default
+  DataSettings data;          // corpus, tokenizer, classification dataset (defaults when empty)
   std::string weights_dir;    // empty: random init
   std::string runs_dir;     // one folder per trial under it
 };
@@ -37,9 +36,10 @@ struct SearchRequest {
 struct BackendOutcome {
   std::string backend;
   std::string precision;
-  std::optional<BestConfig> best;
-  std::string ramp_stop;   // why the batch ramp ended
-  std::string lr_stop;     // why the learning-rate sweep ended
+  int64_t study_id = 0;
+  std::optional<BestConfig> best;  // with its stop reasons, as stored
+  std::string ramp_stop;   // why the batch stage ended
+  std::string lr_stop;     // why the learning-rate stage ended
   std::string failure;     // set when the backend produced no usable result (e.g. compile_error: ...)
   int trials_run = 0;
   int trials_reused = 0;
@@ -63,21 +63,16 @@ class SearchEngine {
   SearchSummary run(const SearchRequest& request, double budget_seconds);
 
  private:
-  struct Stage;
+  class Stage;
   BackendOutcome search_backend(const SearchRequest& request, const std::string& backend, const std::string& precision,
                                 double backend_seconds);
-  BestConfig best_config(const SearchRequest& request, const Stage& stage, const std::pair<Candidate, TrialResult>& ramp,
-                         bool capped, const std::optional<std::pair<Candidate, TrialResult>>& lr) const;
-  std::optional<std::pair<Candidate, TrialResult>> run_stage(Tuner& tuner, Stage& stage);
-  void finish_time_to_loss(const SearchRequest& request, Stage& stage, BackendOutcome& outcome,
-                           int throughput_batch);
-  std::optional<TrialResult> run_time_to_loss_trial(Stage& stage, const Candidate& candidate);
-  static void note_cost(Stage& stage, const TrialSpec& spec, const TrialResult& result);
-  TrialResult measure(Stage& stage, const TrialSpec& spec);
+  DriveOutcome run_stage(Tuner& tuner, Stage& stage, bool first_trial_free);
+  void finish_two_stage(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome);
+  void finish_time_to_loss(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome);
+  BestConfig best_config(const Stage& stage, const ToldTrial& speed, const DriveOutcome& ramp) const;
   TrialSpec make_spec(const Stage& stage, const Candidate& candidate) const;
   TunerSpace batch_space(const SearchRequest& request) const;
   TunerSpace lr_space(int batch_size) const;
-  StudyKey study_key(const SearchRequest& request, const std::string& backend, const std::string& precision) const;
   double elapsed() const;
 
   Database& db_;

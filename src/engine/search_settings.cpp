@@ -25,7 +25,30 @@ void read_duration(const YAML::Node& root, const char* key, double& out, const s
   }
 }
 
+// tuner_options: a map from strategy name to a map of option values (numbers); names are checked when a
+// strategy is built (make_tuner names an option it does not declare).
+void read_tuner_options(const YAML::Node& root, const std::string& file,
+                        std::map<std::string, std::map<std::string, double>>& out) {
+  const YAML::Node node = root["tuner_options"];
+  if (!node) return;
+  if (!node.IsMap()) throw std::invalid_argument(file + ": key 'tuner_options': expected a map of strategy -> options");
+  for (const auto& strategy : node) {
+    const std::string name = strategy.first.as<std::string>();
+    if (!strategy.second.IsMap())
+      throw std::invalid_argument(file + ": key 'tuner_options." + name + "': expected a map of option -> number");
+    for (const auto& option : strategy.second) {
+      const std::string key = option.first.as<std::string>();
+      read_yaml_key(strategy.second, key, out[name][key], file, "tuner_options." + name + ".");
+    }
+  }
+}
+
 }  // namespace
+
+std::map<std::string, double> SearchSettings::options_for(const std::string& tuner) const {
+  const auto it = tuner_options.find(tuner);
+  return it == tuner_options.end() ? std::map<std::string, double>{} : it->second;
+}
 
 std::string parse_search_objective(const std::string& text) {
   if (text == "two-stage" || text == "time-to-loss") return text;
@@ -43,7 +66,10 @@ SearchSettings load_search_settings(const std::string& file) {
   if (s.min_batch_size < 1 || s.max_batch_size < s.min_batch_size)
     throw std::invalid_argument(file + ": keys 'min_batch_size', 'max_batch_size': expected 1 <= min <= max, got " +
                                 std::to_string(s.min_batch_size) + " and " + std::to_string(s.max_batch_size));
-  read_yaml_key(root, "min_throughput_gain", s.min_throughput_gain, file);
+  if (root["min_throughput_gain"])
+    throw std::invalid_argument(file + ": key 'min_throughput_gain' is now an option of the batch_ramp strategy: "
+                                "write it as tuner_options: {batch_ramp: {min_throughput_gain: VALUE}}");
+  read_tuner_options(root, file, s.tuner_options);
   read_yaml_key(root, "ramp_learning_rate", s.ramp_learning_rate, file);
   read_yaml_key(root, "learning_rates", s.learning_rates, file);
   read_yaml_key(root, "warmup_steps", s.warmup_steps, file);

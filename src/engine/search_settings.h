@@ -11,7 +11,6 @@ struct SearchSettings {
   double budget_seconds = 1200;      // default wall-clock budget of `tune --model`
   int min_batch_size = 1;            // the batch range [min, max]; the batch ramp starts at min and doubles
   int max_batch_size = 64;
-  double min_throughput_gain = 0.05;
   double ramp_learning_rate = 1e-4;
   std::vector<double> learning_rates{3e-5, 1e-4, 3e-4, 1e-3};
   int warmup_steps = 3;
@@ -34,8 +33,10 @@ struct SearchSettings {
   int target_batch = 16;                  // time-to-loss: the reference config...
   double target_learning_rate = 3e-4;
   bool time_cap = true;                   // time-to-loss: stop a trial once it ran as long as the best time
-  std::map<std::string, double> tuner_options;  // given to the stage(s) whose strategy is `tuner_options_for`
-  std::string tuner_options_for;
+  // Per strategy, its options (`tuner_options: {batch_ramp: {patience: 2}}`, --tuner-option): the defaults
+  // are the strategy's own (`tune tuners` lists them).
+  std::map<std::string, std::map<std::string, double>> tuner_options;
+  std::map<std::string, double> options_for(const std::string& tuner) const;
 };
 
 // Reads a settings YAML; absent keys keep their defaults. Throws std::invalid_argument naming the

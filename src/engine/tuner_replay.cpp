@@ -1,25 +1,29 @@
-// The replay loop: ask, replay the candidate from the landscape, tell, add up the simulated cost.
+// The replay: the driver over a landscape source, the cost summed from the simulated wall times.
 // max_trials is the runner's own guard; a tuner that needs it has broken its contract.
 #include "engine/tuner_replay.h"
 
+#include "util/table_format.h"
+
 namespace tune {
 
-ReplayRun run_tuner(Tuner& tuner, const ReplayLandscape& landscape, int max_trials) {
-  ReplayRun run;
-  run.finished = true;
-  while (const auto candidate = tuner.ask()) {
-    if (static_cast<int>(run.trials.size()) >= max_trials) {
-      run.finished = false;  // it still wants to ask
-      break;
-    }
-    const TrialResult result = landscape.replay(*candidate);
-    const double seconds = landscape.trial_seconds(*candidate, result);
-    tuner.tell(*candidate, result);
-    run.trials.push_back({*candidate, result, seconds});
-    run.cost_seconds += seconds;
+std::optional<std::string> TrialCountBudget::refuses(const Candidate&) {
+  if (left_ > 0) {
+    --left_;
+    return std::nullopt;
   }
-  run.best = tuner.best();
-  run.stop_reason = tuner.stop_reason();
+  return std::string("budget: the trial count is spent");
+}
+
+ReplayRun run_tuner(Tuner& tuner, const ReplayLandscape& landscape, int max_trials) {
+  LandscapeSource source(landscape);
+  TrialCountBudget guard(max_trials);
+  const DriveOutcome out = drive(tuner, source, {&guard, false});
+  ReplayRun run;
+  run.trials = out.trials;
+  run.best = out.best;
+  run.cost_seconds = out.run_seconds();
+  run.finished = out.cause != StopCause::budget;  // it still wanted to ask
+  run.stop_reason = out.stop_reason;
   return run;
 }
 

@@ -14,6 +14,7 @@
 #include <stdexcept>
 
 #include "util/paths.h"
+#include "util/table_format.h"
 #include "util/yaml_fields.h"
 
 namespace fs = std::filesystem;
@@ -69,10 +70,10 @@ void apply_peak_overrides(const YAML::Node& root, const std::string& file, const
 
 }  // namespace
 
-std::string Instance::fingerprint() const {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%.1f GiB", memory_bytes / 1073741824.0);
-  return device + ":" + device_name + "|" + buf + "|" + std::to_string(threads) + " threads|x" +
+std::string InstanceHardware::memory_text() const { return strf("%.1f GiB", memory_bytes / 1073741824.0); }
+
+std::string InstanceHardware::fingerprint() const {
+  return device + ":" + device_name + "|" + memory_text() + "|" + std::to_string(threads) + " threads|x" +
          std::to_string(device_count);
 }
 

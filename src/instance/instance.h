@@ -9,15 +9,20 @@
 
 namespace tune {
 
-struct Instance {
-  std::string name = "cpu";      // "cpu", "cuda", or the profile's name
+// What identifies an instance's hardware: the parts of its fingerprint, stored apart with every study.
+struct InstanceHardware {
   std::string device = "cpu";    // torch device type trials run on
   std::string device_name;       // CPU model or GPU name
   int device_count = 1;
   int threads = 1;               // libtorch intra-op threads for trials
   int64_t memory_bytes = 0;      // memory a trial may use (GPU memory on cuda)
+  std::string fingerprint() const;  // "cpu:NAME|23.5 GiB|2 threads|x1": device name, memory, threads, count
+  std::string memory_text() const;  // "23.5 GiB", as the fingerprint writes it
+};
+
+struct Instance : InstanceHardware {
+  std::string name = "cpu";      // "cpu", "cuda", or the profile's name
   PeakFlops peak;                // for MFU; not part of the fingerprint (an estimate, not an identity)
-  std::string fingerprint() const;  // device name, memory, threads, count
 };
 
 // Reads /proc/cpuinfo, the CPU affinity mask, /proc/meminfo and the cgroup memory limit.

@@ -18,8 +18,9 @@ std::string number(double value) { return strf("%.6g", value); }
 // The columns one backend contributes, empty when the row lacks it.
 std::vector<std::string> backend_fields(const BackendResult* r) {
   if (!r) return std::vector<std::string>(8);
-  return {r->backend, std::to_string(r->best.batch_size), to_string(r->batch_limit),
-          r->limit_batch_size ? std::to_string(r->limit_batch_size) : "", number(r->best.learning_rate),
+  const StopReasons& stop = r->best.stop;
+  return {r->backend, std::to_string(r->best.batch_size), to_string(stop.batch_limit),
+          stop.limit_batch_size ? std::to_string(stop.limit_batch_size) : "", number(r->best.learning_rate),
           number(r->best.samples_per_second), std::to_string(r->best.peak_memory_bytes),
           number(r->best.compile_overhead_seconds)};
 }
@@ -38,10 +39,10 @@ std::vector<std::string> header() {
 }
 
 std::vector<std::string> fields(const TableRow& row) {
-  const auto& i = row.instance;
-  std::vector<std::string> f{row.model,     row.libtorch_version, row.tune_version, i.name,
-                             i.device,      i.device_name,        i.memory,         std::to_string(i.count),
-                             std::to_string(i.threads), row.precision, row.step_options, std::to_string(row.seq_len)};
+  const InstanceHardware& h = row.instance.hardware;
+  std::vector<std::string> f{row.model,     row.libtorch_version, row.tune_version, row.instance.name,
+                             h.device,      h.device_name,        h.memory_text(),  std::to_string(h.device_count),
+                             std::to_string(h.threads), row.precision, row.step_options, std::to_string(row.seq_len)};
   for (const auto* r : {row.native_result(), row.compiled_result()}) {
     const auto side = backend_fields(r);
     f.insert(f.end(), side.begin(), side.end());

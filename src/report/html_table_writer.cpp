@@ -99,7 +99,7 @@ std::string throughput_chart(const TableRow& row) {
                                    (p.status == TrialStatus::oom ? "OOM " : to_string(p.status) + " ") + b.backend,
                                    kFailureColor});
     }
-    if (b.batch_limit == BatchLimit::range)
+    if (b.best.batch_capped_by_range())
       spec.rules.push_back({static_cast<double>(b.best.batch_size), "largest tested"});
     if (!s.points.empty()) spec.series.push_back(s);
   }
@@ -167,7 +167,8 @@ void write_table(std::ostream& out, const TestedModelsTable& table) {
     out << "</tr>";
   }
   out << "</tbody></table>\n<p class=\"note\">" << escape_xml(kBatchLimitNote) << "</p>\n";
-  if (any_range_capped(table)) out << "<p class=\"note\">" << escape_xml(kRangeCapFootnote) << "</p>\n";
+  if (any_batch_limit(table, BatchLimit::trials)) out << "<p class=\"note\">" << escape_xml(kTrialCapNote) << "</p>\n";
+  if (any_batch_limit(table, BatchLimit::range)) out << "<p class=\"note\">" << escape_xml(kRangeCapFootnote) << "</p>\n";
 }
 
 void write_row_section(std::ostream& out, const TableRow& row, size_t index) {

@@ -7,9 +7,10 @@
 namespace tune {
 namespace {
 
-nlohmann::json instance_json(const InstanceParts& i) {
-  return {{"name", i.name}, {"device", i.device}, {"device_name", i.device_name}, {"memory", i.memory},
-          {"threads", i.threads}, {"count", i.count}, {"fingerprint", i.fingerprint}};
+nlohmann::json instance_json(const TableInstance& i) {
+  const InstanceHardware& h = i.hardware;
+  return {{"name", i.name}, {"device", h.device}, {"device_name", h.device_name}, {"memory", h.memory_text()},
+          {"threads", h.threads}, {"count", h.device_count}, {"fingerprint", h.fingerprint()}};
 }
 
 nlohmann::json curves_json(const BackendResult& r) {
@@ -24,9 +25,9 @@ nlohmann::json curves_json(const BackendResult& r) {
 
 nlohmann::json backend_json(const BackendResult& r) {
   const BestConfig& b = r.best;
-  return {{"backend", r.backend}, {"batch_size", b.batch_size}, {"batch_limit", to_string(r.batch_limit)},
-          {"batch_capped_by_range", r.batch_limit == BatchLimit::range},
-          {"limit_batch_size", r.limit_batch_size ? nlohmann::json(r.limit_batch_size) : nlohmann::json(nullptr)},
+  return {{"backend", r.backend}, {"batch_size", b.batch_size}, {"batch_limit", to_string(b.stop.batch_limit)},
+          {"batch_capped_by_range", b.batch_capped_by_range()},
+          {"limit_batch_size", b.stop.limit_batch_size ? nlohmann::json(b.stop.limit_batch_size) : nlohmann::json(nullptr)},
           {"learning_rate", b.learning_rate}, {"samples_per_second", b.samples_per_second},
           {"step_time_seconds", b.step_time}, {"step_time_ci95", {b.step_time_ci_low, b.step_time_ci_high}},
           {"compile_overhead_seconds", b.compile_overhead_seconds}, {"peak_memory_bytes", b.peak_memory_bytes},
@@ -55,15 +56,19 @@ nlohmann::json row_json(const TableRow& row) {
 class JsonTableWriter : public TableWriter {
  public:
   void write(std::ostream& out, const TestedModelsTable& table) const override {
-    nlohmann::json rows = nlohmann::json::array();
-    for (const auto& row : table.rows) rows.push_back(row_json(row));
     const nlohmann::json doc{{"schema", "tune-tested-models"}, {"schema_version", kTableJsonSchemaVersion},
-                             {"source", table.source}, {"rows", rows}};
+                             {"source", table.source}, {"rows", table_rows_json(table)}};
     out << doc.dump(2) << "\n";
   }
 };
 
 }  // namespace
+
+nlohmann::json table_rows_json(const TestedModelsTable& table) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const auto& row : table.rows) rows.push_back(row_json(row));
+  return rows;
+}
 
 std::unique_ptr<TableWriter> make_json_table_writer() { return std::make_unique<JsonTableWriter>(); }
 

@@ -37,25 +37,25 @@ TrialSpec paired_spec(const RegressionConfig& c, const ModelConfig& model, const
   TrialSpec spec;
   spec.model = model;
   spec.purpose = TrialPurpose::paired;
-  spec.backend = backends.front();
-  spec.paired_backends.assign(backends.begin() + 1, backends.end());
-  spec.paired_rounds = c.rounds;
-  spec.paired_block_steps = c.block_steps;
-  spec.device = context.instance.device;
-  spec.precision = c.precision;
+  spec.step.backend = backends.front();
+  spec.paired.backends.assign(backends.begin() + 1, backends.end());
+  spec.paired.rounds = c.rounds;
+  spec.paired.block_steps = c.block_steps;
+  spec.step.device = context.instance.device;
+  spec.step.precision = c.precision;
   spec.seq_len = c.seq_len;
   spec.batch_size = c.batch_size;
   spec.learning_rate = c.learning_rate;
   spec.seed = c.seed;
-  spec.warmup_steps = c.warmup_steps;
+  spec.measure.warmup_steps = c.warmup_steps;
   spec.threads = c.threads > 0 ? c.threads : context.instance.threads;
-  spec.corpus_path = c.corpus;
-  spec.step_clock = c.step_clock;
+  spec.data.corpus_path = c.corpus;
+  spec.measure.step_clock = c.step_clock;
   spec.timeout_seconds = c.trial_timeout_seconds;
   for (const auto& backend : backends)
     if (auto it = context.inject_slowdown.find(backend); it != context.inject_slowdown.end()) {
-      spec.slowed_backend = backend;
-      spec.inject_slowdown = it->second;
+      spec.test.slowed_backend = backend;
+      spec.test.inject_slowdown = it->second;
     }
   return spec;
 }

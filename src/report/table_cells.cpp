@@ -36,6 +36,8 @@ std::string day(const std::string& iso_time) { return iso_time.substr(0, 10); }
 const char* const kRangeCapFootnote =
     "* largest batch size tested: the largest size of the search range fit and was still the fastest, "
     "so the real limit is higher (raise `max_batch_size`).";
+const char* const kTrialCapNote =
+    "\"max trials\": the batch search's trial cap (max_trials) ended it first, so a larger size may be faster.";
 const char* const kBatchLimitNote =
     "Batch sizes are per device. \"OOM at N\": size N ran out of memory, so the size shown is the largest that "
     "fit. \"timeout at N\" (or another status): size N failed otherwise. \"budget\": the time budget ended the "
@@ -48,10 +50,12 @@ std::vector<std::string> table_header() {
 }
 
 std::string batch_limit_note(const BackendResult& r) {
-  switch (r.batch_limit) {
-    case BatchLimit::memory: return "OOM at " + std::to_string(r.limit_batch_size);
-    case BatchLimit::failure: return to_string(r.limit_status) + " at " + std::to_string(r.limit_batch_size);
+  const StopReasons& stop = r.best.stop;
+  switch (stop.batch_limit) {
+    case BatchLimit::memory: return "OOM at " + std::to_string(stop.limit_batch_size);
+    case BatchLimit::failure: return to_string(stop.limit_status) + " at " + std::to_string(stop.limit_batch_size);
     case BatchLimit::budget: return "budget";
+    case BatchLimit::trials: return "max trials";
     case BatchLimit::range:
     case BatchLimit::throughput: break;
   }
@@ -62,7 +66,7 @@ std::string batch_size_cell(const BackendResult& r, const std::string& backend) 
   std::string notes = backend;
   const std::string limit = batch_limit_note(r);
   if (!limit.empty()) notes += (notes.empty() ? "" : "; ") + limit;
-  return std::to_string(r.best.batch_size) + (r.batch_limit == BatchLimit::range ? "*" : "") +
+  return std::to_string(r.best.batch_size) + (r.best.batch_capped_by_range() ? "*" : "") +
          (notes.empty() ? "" : " (" + notes + ")");
 }
 
@@ -71,10 +75,10 @@ std::string measured_when(const TableRow& row) {
   return first == last ? last : first + " to " + last;
 }
 
-bool any_range_capped(const TestedModelsTable& table) {
+bool any_batch_limit(const TestedModelsTable& table, BatchLimit limit) {
   for (const auto& row : table.rows)
     for (const auto& b : row.backends)
-      if (b.batch_limit == BatchLimit::range) return true;
+      if (b.best.stop.batch_limit == limit) return true;
   return false;
 }
 

@@ -17,10 +17,12 @@ std::string batch_limit_note(const BackendResult& result);
 std::string batch_size_cell(const BackendResult& result, const std::string& backend);
 // "2026-11-30" or "2026-11-29 to 2026-11-30": when the row's trials ran.
 std::string measured_when(const TableRow& row);
-// Whether any row carries the "*" mark, so writers add its footnote only when needed.
-bool any_range_capped(const TestedModelsTable& table);
+// Whether any backend of any row has this batch limit, so writers add its note only when needed
+// (range: the "*" footnote; trials: the "max trials" note).
+bool any_batch_limit(const TestedModelsTable& table, BatchLimit limit);
 
 extern const char* const kRangeCapFootnote;
 extern const char* const kBatchLimitNote;
+extern const char* const kTrialCapNote;
 
 }  // namespace tune

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "report/tested_models_table.h"
 
 namespace tune {
@@ -24,5 +26,10 @@ std::unique_ptr<TableWriter> make_html_table_writer();
 // The writer for "md", "csv", "json" or "html"; throws std::invalid_argument quoting any other name.
 std::unique_ptr<TableWriter> make_table_writer(const std::string& format);
 std::vector<std::string> table_formats();
+
+// The markdown table and its notes, without the document's heading: what `tune --model` prints of its rows.
+void write_markdown_rows(std::ostream& out, const TestedModelsTable& table);
+// The rows as the JSON writer writes them (schema kTableJsonSchemaVersion): `tune --model --json` prints them.
+nlohmann::json table_rows_json(const TestedModelsTable& table);
 
 }  // namespace tune

@@ -7,8 +7,11 @@
 #include <chrono>
 #include <thread>
 
+#include <cstring>
 #include <stdexcept>
 
+#include "store/schema3_backfill.h"
+#include "util/check.h"
 #include "util/hash.h"
 
 namespace tune {
@@ -46,11 +49,26 @@ ALTER TABLE best_configs ADD COLUMN step_time_ci_high REAL NOT NULL DEFAULT 0;
 ALTER TABLE best_configs ADD COLUMN flops_per_step REAL NOT NULL DEFAULT 0;
 ALTER TABLE best_configs ADD COLUMN mfu REAL NOT NULL DEFAULT 0;
 )sql",
+    // 3: studies keep their instance's hardware as parts, best configs why their searches ended
+    // (Database::backfill_schema_3 fills both for rows stored before).
+    R"sql(
+ALTER TABLE studies ADD COLUMN device TEXT NOT NULL DEFAULT '';
+ALTER TABLE studies ADD COLUMN device_name TEXT NOT NULL DEFAULT '';
+ALTER TABLE studies ADD COLUMN memory_bytes INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE studies ADD COLUMN threads INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE studies ADD COLUMN device_count INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE best_configs ADD COLUMN batch_limit TEXT NOT NULL DEFAULT 'budget';
+ALTER TABLE best_configs ADD COLUMN limit_batch_size INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE best_configs ADD COLUMN limit_status TEXT NOT NULL DEFAULT 'ok';
+ALTER TABLE best_configs ADD COLUMN batch_stop TEXT NOT NULL DEFAULT '';
+ALTER TABLE best_configs ADD COLUMN lr_stop_cause TEXT NOT NULL DEFAULT 'strategy';
+ALTER TABLE best_configs ADD COLUMN lr_stop TEXT NOT NULL DEFAULT '';
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kSchemaVersion, "one migration per schema version");
 
-// A prepared statement that finalizes itself; binds by 1-based index.
+// A prepared statement that finalizes itself; binds by 1-based index, reads columns by name.
 class Statement {
  public:
   Statement(sqlite3* db, const std::string& sql) : db_(db) {
@@ -58,6 +76,8 @@ class Statement {
       throw std::runtime_error(std::string("SQLite prepare failed: ") + sqlite3_errmsg(db) + " in: " + sql);
   }
   ~Statement() { sqlite3_finalize(stmt_); }
+  Statement(const Statement&) = delete;
+  Statement& operator=(const Statement&) = delete;
   Statement& bind(int i, const std::string& v) { return check(sqlite3_bind_text(stmt_, i, v.c_str(), -1, SQLITE_TRANSIENT)); }
   Statement& bind(int i, int64_t v) { return check(sqlite3_bind_int64(stmt_, i, v)); }
   Statement& bind(int i, int v) { return bind(i, static_cast<int64_t>(v)); }
@@ -68,14 +88,20 @@ class Statement {
     if (rc == SQLITE_DONE) return false;
     throw std::runtime_error(std::string("SQLite step failed: ") + sqlite3_errmsg(db_));
   }
-  int64_t integer(int col) const { return sqlite3_column_int64(stmt_, col); }
-  double real(int col) const { return sqlite3_column_double(stmt_, col); }
-  std::string text(int col) const {
-    const auto* t = sqlite3_column_text(stmt_, col);
+  int64_t integer(const char* column) const { return sqlite3_column_int64(stmt_, index(column)); }
+  double real(const char* column) const { return sqlite3_column_double(stmt_, index(column)); }
+  std::string text(const char* column) const {
+    const auto* t = sqlite3_column_text(stmt_, index(column));
     return t ? reinterpret_cast<const char*>(t) : "";
   }
 
  private:
+  int index(const char* column) const {
+    for (int i = 0; i < sqlite3_column_count(stmt_); ++i)
+      if (std::strcmp(sqlite3_column_name(stmt_, i), column) == 0) return i;
+    TUNE_CHECK(false, column);  // a query reads a column it did not select
+    return 0;
+  }
   Statement& check(int rc) {
     if (rc != SQLITE_OK) throw std::runtime_error(std::string("SQLite bind failed: ") + sqlite3_errmsg(db_));
     return *this;
@@ -84,14 +110,67 @@ class Statement {
   sqlite3_stmt* stmt_ = nullptr;
 };
 
+constexpr const char* kTrialColumns = "id, spec_json, result_json, trial_dir, finished_at";
+
 StoredTrial read_trial(const Statement& s) {
   StoredTrial t;
-  t.id = s.integer(0);
-  t.spec = nlohmann::json::parse(s.text(1)).get<TrialSpec>();
-  t.result = nlohmann::json::parse(s.text(2)).get<TrialResult>();
-  t.trial_dir = s.text(3);
-  t.finished_at = s.text(4);
+  t.id = s.integer("id");
+  t.spec = nlohmann::json::parse(s.text("spec_json")).get<TrialSpec>();
+  t.result = nlohmann::json::parse(s.text("result_json")).get<TrialResult>();
+  t.trial_dir = s.text("trial_dir");
+  t.finished_at = s.text("finished_at");
   return t;
+}
+
+constexpr const char* kStudyColumns =
+    "s.id AS study_id, s.model, s.model_config_hash, s.instance, s.device, s.device_name, s.memory_bytes, s.threads,"
+    " s.device_count, s.libtorch_version, s.tune_version, s.backend, s.precision, s.seq_len, s.step_options";
+
+StudyKey read_study_key(const Statement& s) {
+  StudyKey k;
+  k.model = s.text("model");
+  k.model_config_hash = s.text("model_config_hash");
+  k.instance = s.text("instance");
+  k.hardware.device = s.text("device");
+  k.hardware.device_name = s.text("device_name");
+  k.hardware.memory_bytes = s.integer("memory_bytes");
+  k.hardware.threads = static_cast<int>(s.integer("threads"));
+  k.hardware.device_count = static_cast<int>(s.integer("device_count"));
+  k.libtorch_version = s.text("libtorch_version");
+  k.tune_version = s.text("tune_version");
+  k.backend = s.text("backend");
+  k.precision = s.text("precision");
+  k.seq_len = static_cast<int>(s.integer("seq_len"));
+  k.step_options = s.text("step_options");
+  return k;
+}
+
+constexpr const char* kBestColumns =
+    "b.batch_size, b.learning_rate, b.samples_per_second, b.step_time, b.compile_overhead_seconds,"
+    " b.peak_memory_bytes, b.lr_score_loss, b.trials_run, b.step_time_ci_low, b.step_time_ci_high, b.flops_per_step,"
+    " b.mfu, b.batch_limit, b.limit_batch_size, b.limit_status, b.batch_stop, b.lr_stop_cause, b.lr_stop, b.updated_at";
+
+BestConfig read_best(const Statement& s) {
+  BestConfig b;
+  b.batch_size = static_cast<int>(s.integer("batch_size"));
+  b.learning_rate = s.real("learning_rate");
+  b.samples_per_second = s.real("samples_per_second");
+  b.step_time = s.real("step_time");
+  b.compile_overhead_seconds = s.real("compile_overhead_seconds");
+  b.peak_memory_bytes = s.integer("peak_memory_bytes");
+  b.lr_score_loss = s.real("lr_score_loss");
+  b.trials_run = static_cast<int>(s.integer("trials_run"));
+  b.step_time_ci_low = s.real("step_time_ci_low");
+  b.step_time_ci_high = s.real("step_time_ci_high");
+  b.flops_per_step = s.real("flops_per_step");
+  b.mfu = s.real("mfu");
+  b.stop.batch_limit = parse_batch_limit(s.text("batch_limit"));
+  b.stop.limit_batch_size = static_cast<int>(s.integer("limit_batch_size"));
+  b.stop.limit_status = parse_trial_status(s.text("limit_status"));
+  b.stop.batch_stop = s.text("batch_stop");
+  b.stop.lr_cause = parse_stop_cause(s.text("lr_stop_cause"));
+  b.stop.lr_stop = s.text("lr_stop");
+  return b;
 }
 
 // Switching a file to WAL takes an exclusive lock, for which SQLite does not call the busy handler: when two
@@ -111,9 +190,26 @@ void enable_wal(sqlite3* db) {
 std::string StudyKey::key() const {
   // Default step options leave the hash as schema 1 made it, so studies stored before them still match.
   const std::string options = step_options == kDefaultStepOptions ? "" : '\n' + step_options;
-  return stable_hash(model + '\n' + model_config_hash + '\n' + instance + '\n' + instance_fingerprint + '\n' +
+  return stable_hash(model + '\n' + model_config_hash + '\n' + instance + '\n' + hardware.fingerprint() + '\n' +
                      libtorch_version + '\n' + tune_version + '\n' + backend + '\n' + precision + '\n' +
                      std::to_string(seq_len) + options);
+}
+
+StudyKey make_study_key(const std::string& model, const std::string& model_config_hash, const Instance& instance,
+                        const std::string& libtorch_version, const std::string& backend, const std::string& precision,
+                        int seq_len, const std::string& step_options) {
+  StudyKey k;
+  k.model = model;
+  k.model_config_hash = model_config_hash;
+  k.instance = instance.name;
+  k.hardware = instance;
+  k.libtorch_version = libtorch_version;
+  k.tune_version = TUNE_VERSION;
+  k.backend = backend;
+  k.precision = precision;
+  k.seq_len = seq_len;
+  k.step_options = step_options;
+  return k;
 }
 
 Database::Database(const std::string& path) : path_(path) {
@@ -148,7 +244,7 @@ void Database::exec(const std::string& sql) const {
 int Database::schema_version() const {
   Statement s(db_, "PRAGMA user_version");
   s.step();
-  return static_cast<int>(s.integer(0));
+  return static_cast<int>(s.integer("user_version"));
 }
 
 void Database::migrate() {
@@ -161,6 +257,7 @@ void Database::migrate() {
       throw std::runtime_error("schema version " + std::to_string(version) + " is newer than this tune (" +
                                std::to_string(kSchemaVersion) + ")");
     for (int v = version; v < kMigrationCount; ++v) exec(kMigrations[v]);
+    if (version < 3) backfill_schema_3();
     exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
     exec("COMMIT");
   } catch (...) {
@@ -169,23 +266,51 @@ void Database::migrate() {
   }
 }
 
+// Rows stored before schema 3: the hardware parsed from its fingerprint, the stop reasons derived from each
+// study's trials as the tables of schema 2 derived them (store/schema3_backfill.h). Only ever run here.
+void Database::backfill_schema_3() {
+  std::vector<std::pair<int64_t, std::string>> fingerprints;
+  for (Statement s(db_, "SELECT id, instance_fingerprint FROM studies"); s.step();)
+    fingerprints.emplace_back(s.integer("id"), s.text("instance_fingerprint"));
+  for (const auto& [id, fingerprint] : fingerprints) {
+    const InstanceHardware h = hardware_from_fingerprint(fingerprint);
+    Statement u(db_, "UPDATE studies SET device = ?, device_name = ?, memory_bytes = ?, threads = ?, device_count = ?"
+                     " WHERE id = ?");
+    u.bind(1, h.device).bind(2, h.device_name).bind(3, h.memory_bytes).bind(4, h.threads).bind(5, h.device_count);
+    u.bind(6, id).step();
+  }
+  std::vector<std::pair<int64_t, LegacyBest>> bests;
+  for (Statement s(db_, "SELECT study_id, batch_size, samples_per_second, batch_capped_by_range FROM best_configs");
+       s.step();)
+    bests.push_back({s.integer("study_id"), {static_cast<int>(s.integer("batch_size")), s.real("samples_per_second"),
+                                             s.integer("batch_capped_by_range") != 0}});
+  for (const auto& [id, best] : bests) {
+    const StopReasons r = legacy_stop_reasons(best, trials(id));
+    Statement u(db_, "UPDATE best_configs SET batch_limit = ?, limit_batch_size = ?, limit_status = ? WHERE study_id = ?");
+    u.bind(1, to_string(r.batch_limit)).bind(2, r.limit_batch_size).bind(3, to_string(r.limit_status)).bind(4, id);
+    u.step();
+  }
+}
+
 int64_t Database::ensure_study(const StudyKey& k) {
   Statement insert(db_,
                    "INSERT OR IGNORE INTO studies (study_key, model, model_config_hash, instance, instance_fingerprint,"
-                   " libtorch_version, tune_version, backend, precision, seq_len, step_options) VALUES (?,?,?,?,?,?,?,?,?,?,?)");
+                   " libtorch_version, tune_version, backend, precision, seq_len, step_options, device, device_name,"
+                   " memory_bytes, threads, device_count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   insert.bind(1, k.key()).bind(2, k.model).bind(3, k.model_config_hash).bind(4, k.instance);
-  insert.bind(5, k.instance_fingerprint).bind(6, k.libtorch_version).bind(7, k.tune_version);
+  insert.bind(5, k.hardware.fingerprint()).bind(6, k.libtorch_version).bind(7, k.tune_version);
   insert.bind(8, k.backend).bind(9, k.precision).bind(10, k.seq_len).bind(11, k.step_options);
+  insert.bind(12, k.hardware.device).bind(13, k.hardware.device_name).bind(14, k.hardware.memory_bytes);
+  insert.bind(15, k.hardware.threads).bind(16, k.hardware.device_count);
   insert.step();
   Statement select(db_, "SELECT id FROM studies WHERE study_key = ?");
   select.bind(1, k.key());
   if (!select.step()) throw std::runtime_error("study vanished after insert in '" + path_ + "'");
-  return select.integer(0);
+  return select.integer("id");
 }
 
 std::optional<StoredTrial> Database::find_trial(int64_t study_id, const std::string& config_key) const {
-  Statement s(db_, "SELECT id, spec_json, result_json, trial_dir, finished_at FROM trials"
-                   " WHERE study_id = ? AND config_key = ?");
+  Statement s(db_, std::string("SELECT ") + kTrialColumns + " FROM trials WHERE study_id = ? AND config_key = ?");
   s.bind(1, study_id).bind(2, config_key);
   if (!s.step()) return std::nullopt;
   return read_trial(s);
@@ -206,8 +331,7 @@ int64_t Database::record_trial(int64_t study_id, const TrialSpec& spec, const Tr
 }
 
 std::vector<StoredTrial> Database::trials(int64_t study_id) const {
-  Statement s(db_, "SELECT id, spec_json, result_json, trial_dir, finished_at FROM trials"
-                   " WHERE study_id = ? ORDER BY id");
+  Statement s(db_, std::string("SELECT ") + kTrialColumns + " FROM trials WHERE study_id = ? ORDER BY id");
   s.bind(1, study_id);
   std::vector<StoredTrial> out;
   while (s.step()) out.push_back(read_trial(s));
@@ -218,37 +342,45 @@ void Database::save_best(int64_t study_id, const BestConfig& b) {
   Statement s(db_,
               "INSERT OR REPLACE INTO best_configs (study_id, batch_size, batch_capped_by_range, learning_rate,"
               " samples_per_second, step_time, compile_overhead_seconds, peak_memory_bytes, lr_score_loss,"
-              " trials_run, step_time_ci_low, step_time_ci_high, flops_per_step, mfu)"
-              " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  s.bind(1, study_id).bind(2, b.batch_size).bind(3, b.batch_capped_by_range ? 1 : 0).bind(4, b.learning_rate);
+              " trials_run, step_time_ci_low, step_time_ci_high, flops_per_step, mfu, batch_limit, limit_batch_size,"
+              " limit_status, batch_stop, lr_stop_cause, lr_stop) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  s.bind(1, study_id).bind(2, b.batch_size).bind(3, b.batch_capped_by_range() ? 1 : 0).bind(4, b.learning_rate);
   s.bind(5, b.samples_per_second).bind(6, b.step_time).bind(7, b.compile_overhead_seconds);
   s.bind(8, b.peak_memory_bytes).bind(9, b.lr_score_loss).bind(10, b.trials_run);
   s.bind(11, b.step_time_ci_low).bind(12, b.step_time_ci_high).bind(13, b.flops_per_step).bind(14, b.mfu);
+  s.bind(15, to_string(b.stop.batch_limit)).bind(16, b.stop.limit_batch_size).bind(17, to_string(b.stop.limit_status));
+  s.bind(18, b.stop.batch_stop).bind(19, to_string(b.stop.lr_cause)).bind(20, b.stop.lr_stop);
   s.step();
 }
 
 std::vector<BestRow> Database::best_rows() const {
-  Statement s(db_,
-              "SELECT s.model, s.model_config_hash, s.instance, s.instance_fingerprint, s.libtorch_version,"
-              " s.tune_version, s.backend, s.precision, s.seq_len, b.batch_size, b.batch_capped_by_range,"
-              " b.learning_rate, b.samples_per_second, b.step_time, b.compile_overhead_seconds,"
-              " b.peak_memory_bytes, b.lr_score_loss, b.trials_run, b.updated_at, s.step_options,"
-              " b.step_time_ci_low, b.step_time_ci_high, b.flops_per_step, b.mfu, s.id"
-              " FROM best_configs b JOIN studies s ON s.id = b.study_id"
-              " ORDER BY s.model, s.instance, s.precision, s.seq_len, s.step_options, s.backend");
+  Statement s(db_, std::string("SELECT ") + kStudyColumns + ", " + kBestColumns +
+                       " FROM best_configs b JOIN studies s ON s.id = b.study_id"
+                       " ORDER BY s.model, s.instance, s.precision, s.seq_len, s.step_options, s.backend");
   std::vector<BestRow> rows;
   while (s.step()) {
     BestRow r;
-    r.key = {s.text(0), s.text(1), s.text(2), s.text(3), s.text(4), s.text(5), s.text(6), s.text(7),
-             static_cast<int>(s.integer(8)), s.text(19)};
-    r.best = {static_cast<int>(s.integer(9)), s.integer(10) != 0, s.real(11), s.real(12), s.real(13),
-              s.real(14), s.integer(15), s.real(16), static_cast<int>(s.integer(17)), s.real(20), s.real(21),
-              s.real(22), s.real(23)};
-    r.updated_at = s.text(18);
-    r.study_id = s.integer(24);
+    r.study_id = s.integer("study_id");
+    r.key = read_study_key(s);
+    r.best = read_best(s);
+    r.updated_at = s.text("updated_at");
     rows.push_back(r);
   }
   return rows;
+}
+
+std::vector<std::pair<int64_t, StudyKey>> Database::studies() const {
+  Statement s(db_, std::string("SELECT ") + kStudyColumns + " FROM studies s ORDER BY s.id");
+  std::vector<std::pair<int64_t, StudyKey>> out;
+  while (s.step()) out.emplace_back(s.integer("study_id"), read_study_key(s));
+  return out;
+}
+
+std::optional<BestConfig> Database::best(int64_t study_id) const {
+  Statement s(db_, std::string("SELECT ") + kBestColumns + " FROM best_configs b WHERE b.study_id = ?");
+  s.bind(1, study_id);
+  if (!s.step()) return std::nullopt;
+  return read_best(s);
 }
 
 }  // namespace tune

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "instance/instance.h"
+#include "store/stop_reasons.h"
 #include "trial/trial_result.h"
 #include "trial/trial_spec.h"
 
@@ -13,7 +15,7 @@ struct sqlite3;
 
 namespace tune {
 
-constexpr int kSchemaVersion = 2;
+constexpr int kSchemaVersion = 3;
 constexpr const char* kDefaultStepOptions = "attention=math,optimizer=adamw";
 
 // Everything that makes measurements comparable. Results with different keys never mix.
@@ -21,7 +23,7 @@ struct StudyKey {
   std::string model;
   std::string model_config_hash;
   std::string instance;              // instance name, e.g. "cpu" or a profile name
-  std::string instance_fingerprint;  // device name, memory, cores
+  InstanceHardware hardware;         // its fingerprint's parts: device, memory, threads, count
   std::string libtorch_version;
   std::string tune_version;
   std::string backend;
@@ -29,8 +31,13 @@ struct StudyKey {
   int seq_len = 0;
   std::string step_options = kDefaultStepOptions;  // attention and optimizer the steps ran with
 
-  std::string key() const;  // stable hash of all fields
+  std::string key() const;  // stable hash of all fields (the hardware as its fingerprint)
 };
+
+// The key of a study as a search or a trial sees it (instance, versions, step options).
+StudyKey make_study_key(const std::string& model, const std::string& model_config_hash, const Instance& instance,
+                        const std::string& libtorch_version, const std::string& backend, const std::string& precision,
+                        int seq_len, const std::string& step_options = kDefaultStepOptions);
 
 struct StoredTrial {
   int64_t id = 0;
@@ -40,10 +47,9 @@ struct StoredTrial {
   std::string finished_at;
 };
 
-// The chosen configuration of one study (one backend of one model on one instance).
+// The chosen configuration of one study (one backend of one model on one instance), and why its searches ended.
 struct BestConfig {
   int batch_size = 0;
-  bool batch_capped_by_range = false;  // largest size tested still fit: the real limit is higher
   double learning_rate = 0;
   double samples_per_second = 0;
   double step_time = 0;
@@ -55,6 +61,9 @@ struct BestConfig {
   double step_time_ci_high = 0;
   double flops_per_step = 0;     // training matmul FLOPs of one step at this batch size
   double mfu = 0;                // model FLOPs utilization against the instance's peak; 0 when unknown
+  StopReasons stop;
+  // The largest size tested still fit and was the fastest: the real limit is higher.
+  bool batch_capped_by_range() const { return stop.batch_limit == BatchLimit::range; }
 };
 
 struct BestRow {
@@ -83,10 +92,14 @@ class Database {
   void save_best(int64_t study_id, const BestConfig& best);
   // Best configs of every study, joined with their keys; ordered by model, instance, seq, backend.
   std::vector<BestRow> best_rows() const;
+  // Every study with its key, and its best config when it has one; by id.
+  std::vector<std::pair<int64_t, StudyKey>> studies() const;
+  std::optional<BestConfig> best(int64_t study_id) const;
 
  private:
   void exec(const std::string& sql) const;
   void migrate();
+  void backfill_schema_3();
   std::string path_;
   sqlite3* db_ = nullptr;
 };

@@ -27,19 +27,19 @@ void check_backend_label(const std::string& label) {
     throw std::invalid_argument("backend '" + label + "': expected one of " + join(labels));
 }
 
-void apply_backend_label(TrialSpec& spec, const std::string& label) {
+void apply_backend_label(StepSettings& step, const std::string& label) {
   const auto colon = label.find(':');
-  spec.backend = label.substr(0, colon);
-  spec.compile_mode = "default";
-  spec.dynamic_shapes = false;
+  step.backend = label.substr(0, colon);
+  step.compile_mode = "default";
+  step.dynamic_shapes = false;
   if (colon == std::string::npos) return;
   std::string rest = label.substr(colon + 1);
   const std::string dynamic = "dynamic";
   if (rest.size() >= dynamic.size() && rest.compare(rest.size() - dynamic.size(), dynamic.size(), dynamic) == 0) {
-    spec.dynamic_shapes = true;
+    step.dynamic_shapes = true;
     rest = rest.size() > dynamic.size() ? rest.substr(0, rest.size() - dynamic.size() - 1) : "";
   }
-  if (!rest.empty()) spec.compile_mode = rest;
+  if (!rest.empty()) step.compile_mode = rest;
 }
 
 bool runs_in_python(const std::string& backend) { return backend == "inductor" || backend == "hf-eager"; }

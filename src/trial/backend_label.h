@@ -20,9 +20,9 @@ std::vector<std::string> backend_labels();
 // Throws std::invalid_argument quoting a label that is not one of backend_labels(), listing those.
 void check_backend_label(const std::string& label);
 
-// Sets spec.backend, compile_mode and dynamic_shapes from a label ("NAME[:MODE][:dynamic]"). It only splits
-// the label: the CLI checks labels first, and the engine's tests use backends of their own.
-void apply_backend_label(TrialSpec& spec, const std::string& label);
+// Sets the step's backend, compile_mode and dynamic_shapes from a label ("NAME[:MODE][:dynamic]"). It only
+// splits the label: the CLI checks labels first, and the engine's tests use backends of their own.
+void apply_backend_label(StepSettings& step, const std::string& label);
 
 // Backends whose trial runs in the Python worker (src/compile/inductor_trial.py) rather than in libtorch.
 bool runs_in_python(const std::string& backend);

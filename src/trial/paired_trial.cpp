@@ -30,17 +30,17 @@ struct Member {
 };
 
 void check_paired_spec(const TrialSpec& spec) {
-  if (spec.paired_backends.empty() || spec.paired_rounds < 1 || spec.paired_block_steps < 1)
+  if (spec.paired.backends.empty() || spec.paired.rounds < 1 || spec.paired.block_steps < 1)
     throw std::invalid_argument(strf("paired trial with %zu paired backend(s), %d round(s) of %d step(s): expected "
-                                     "at least one of each", spec.paired_backends.size(), spec.paired_rounds,
-                                     spec.paired_block_steps));
+                                     "at least one of each", spec.paired.backends.size(), spec.paired.rounds,
+                                     spec.paired.block_steps));
 }
 
 TrialSpec member_spec(const TrialSpec& spec, const std::string& backend) {
   TrialSpec s = spec;
-  s.backend = backend;
-  const std::string& slowed = spec.slowed_backend.empty() ? spec.backend : spec.slowed_backend;
-  s.inject_slowdown = backend == slowed ? spec.inject_slowdown : 0;
+  s.step.backend = backend;
+  const std::string& slowed = spec.test.slowed_backend.empty() ? spec.step.backend : spec.test.slowed_backend;
+  s.test.inject_slowdown = backend == slowed ? spec.test.inject_slowdown : 0;
   return s;
 }
 
@@ -65,15 +65,15 @@ void on_member_stream(Member& m, at::Generator& generator, const char* stage, Wo
 
 // The calibration workload is seeded like a model (build_model seeds with spec.seed before building).
 std::unique_ptr<TrainStep> build_member_step(const TrialSpec& spec, TrialResult& r) {
-  if (spec.backend != kCalibrationBackend) return build_trial_step(spec, r);
+  if (spec.step.backend != kCalibrationBackend) return build_trial_step(spec, r);
   torch::manual_seed(spec.seed);
-  return make_calibration_step(spec.model, spec.learning_rate, torch::Device(spec.device));
+  return make_calibration_step(spec.model, spec.learning_rate, torch::Device(spec.step.device));
 }
 
 // Each model is built right after the generator is seeded with spec.seed (build_model), as in a lone trial.
 std::vector<Member> build_members(const TrialSpec& spec, at::Generator& generator) {
-  std::vector<std::string> backends{spec.backend};
-  backends.insert(backends.end(), spec.paired_backends.begin(), spec.paired_backends.end());
+  std::vector<std::string> backends{spec.step.backend};
+  backends.insert(backends.end(), spec.paired.backends.begin(), spec.paired.backends.end());
   std::vector<Member> members(backends.size());
   for (size_t i = 0; i < backends.size(); ++i) {
     members[i].spec = member_spec(spec, backends[i]);
@@ -111,13 +111,13 @@ void warm_up(std::vector<Member>& members, int steps, at::Generator& generator) 
   }
 }
 
-// Rounds of one block per running backend; ends early when spec.backend, the reference of every ratio, stops.
+// Rounds of one block per running backend; ends early when spec.step.backend, the reference of every ratio, stops.
 void run_rounds(const TrialSpec& spec, std::vector<Member>& members, at::Generator& generator) {
-  for (int round = 0; round < spec.paired_rounds && members.front().running; ++round) {
+  for (int round = 0; round < spec.paired.rounds && members.front().running; ++round) {
     for (size_t i : paired_block_order(members.size(), round)) {
       Member& m = members[i];
       if (!m.running) continue;
-      const auto times = run_block(m, spec.paired_block_steps, generator);
+      const auto times = run_block(m, spec.paired.block_steps, generator);
       if (!times || times->empty()) continue;
       m.block_times.push_back(std::accumulate(times->begin(), times->end(), 0.0) / static_cast<double>(times->size()));
       m.r.step_times.insert(m.r.step_times.end(), times->begin(), times->end());
@@ -127,27 +127,27 @@ void run_rounds(const TrialSpec& spec, std::vector<Member>& members, at::Generat
 
 PairedPart part_of(const Member& m) {
   PairedPart p;
-  p.backend = m.spec.backend;
+  p.backend = m.spec.step.backend;
   p.status = m.running ? TrialStatus::ok : m.r.status;
   if (!m.running) {
     p.error_stage = m.r.error_stage;
     p.error_message = m.r.error_message;
   }
   p.compile_seconds = m.r.compile_seconds;
-  p.inject_slowdown = m.spec.inject_slowdown;
+  p.inject_slowdown = m.spec.test.inject_slowdown;
   p.block_times = m.block_times;
   p.losses = m.r.losses;
   return p;
 }
 
-// spec.backend's own result, with every backend's part.
+// spec.step.backend's own result, with every backend's part.
 TrialResult paired_result(const TrialSpec& spec, std::vector<Member>& members) {
   Member& native = members.front();
   TrialResult r = native.r;
   if (native.running) {
     r.status = TrialStatus::ok;
     summarise_steps(native.spec, r);
-    r.steady_state_stop = strf("paired: %d rounds of %d steps per backend", spec.paired_rounds, spec.paired_block_steps);
+    r.steady_state_stop = strf("paired: %d rounds of %d steps per backend", spec.paired.rounds, spec.paired.block_steps);
   }
   for (const Member& m : members) r.paired.push_back(part_of(m));
   return r;
@@ -165,11 +165,11 @@ std::vector<size_t> paired_block_order(size_t backends, int round) {
 TrialResult run_paired_trial_body(const TrialSpec& spec) {
   check_paired_spec(spec);
   WarningCapture warnings;
-  at::Generator generator = at::globalContext().defaultGenerator(torch::Device(spec.device));
+  at::Generator generator = at::globalContext().defaultGenerator(torch::Device(spec.step.device));
   std::vector<Member> members = build_members(spec, generator);
   const std::vector<Batch> pool = trial_batch_pool(spec);
   prepare_members(members, pool, generator);
-  warm_up(members, spec.warmup_steps, generator);
+  warm_up(members, spec.measure.warmup_steps, generator);
   run_rounds(spec, members, generator);
   TrialResult r = paired_result(spec, members);
   r.flops_per_step = trial_flops_per_step(spec, pool.front());

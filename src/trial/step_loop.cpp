@@ -10,12 +10,12 @@
 namespace tune {
 
 StepLoop::StepLoop(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>& pool, TrialResult& r)
-    : spec_(spec), step_(step), pool_(pool), r_(r), clock_(make_step_clock(spec.device, spec.step_clock)) {}
+    : spec_(spec), step_(step), pool_(pool), r_(r), clock_(make_step_clock(spec.step.device, spec.measure.step_clock)) {}
 
 std::optional<std::vector<double>> StepLoop::run(int n) {
   std::vector<torch::Tensor> losses;
   {
-    SyncWarnings syncs(spec_.device);
+    SyncWarnings syncs(spec_.step.device);
     clock_->mark();
     for (int i = 0; i < n; ++i) {
       losses.push_back(step_.step(pool_[done_++ % pool_.size()]));

@@ -44,7 +44,7 @@ void write_reproducer(const fs::path& dir, const Commands& commands) {
 
 // libtorch backends: one `tune trial`; Python-worker backends: the batch dump, then the worker.
 Commands trial_commands(const TrialSpec& spec, const std::string& tune_executable, const TrialFiles& files) {
-  if (runs_in_python(spec.backend)) return python_trial_commands(tune_executable, files);
+  if (runs_in_python(spec.step.backend)) return python_trial_commands(tune_executable, files);
   return {{tune_executable, "trial", "--spec", files.spec, "--out", files.result}};
 }
 

@@ -28,11 +28,11 @@ namespace {
 
 int total_steps(const TrialSpec& spec) {
   switch (spec.purpose) {
-    case TrialPurpose::learning_rate: return std::max(spec.train_steps, spec.warmup_steps + 1);
-    case TrialPurpose::paired: return spec.warmup_steps + spec.paired_rounds * spec.paired_block_steps;
+    case TrialPurpose::learning_rate: return std::max(spec.train_steps, spec.measure.warmup_steps + 1);
+    case TrialPurpose::paired: return spec.measure.warmup_steps + spec.paired.rounds * spec.paired.block_steps;
     case TrialPurpose::throughput: break;
   }
-  return spec.warmup_steps + spec.max_measure_steps;
+  return spec.measure.warmup_steps + spec.measure.max_measure_steps;
 }
 
 }  // namespace
@@ -55,7 +55,7 @@ void summarise_steps(const TrialSpec& spec, TrialResult& r) {
     r.tokens_per_second = r.samples_per_second * spec.seq_len;
   }
   r.compile_overhead_seconds =
-      std::max(0.0, r.compile_seconds + r.first_steps_seconds - spec.warmup_steps * r.step_time_median);
+      std::max(0.0, r.compile_seconds + r.first_steps_seconds - spec.measure.warmup_steps * r.step_time_median);
   if (!r.losses.empty()) r.score_loss = tail_mean_loss(r.losses);
 }
 
@@ -63,12 +63,12 @@ namespace {
 
 // Why timing may stop now: the median's CI is tight, or the time cap is reached; empty to go on.
 std::string steady_state_reached(const TrialSpec& spec, const TrialResult& r, double measured) {
-  if (static_cast<int>(r.step_times.size()) < spec.min_measure_steps) return "";
+  if (static_cast<int>(r.step_times.size()) < spec.measure.min_measure_steps) return "";
   const StepStatistics stats = step_statistics(r.step_times);
-  if (median_ci_within(stats, spec.ci_halfwidth))
-    return strf("median's 95%% CI within +-%.0f%% after %d steps", 100 * spec.ci_halfwidth, stats.samples);
-  if (measured >= spec.measure_seconds)
-    return strf("time cap %.0f s after %d steps (CI %.3f-%.3f s)", spec.measure_seconds, stats.samples,
+  if (median_ci_within(stats, spec.measure.ci_halfwidth))
+    return strf("median's 95%% CI within +-%.0f%% after %d steps", 100 * spec.measure.ci_halfwidth, stats.samples);
+  if (measured >= spec.measure.measure_seconds)
+    return strf("time cap %.0f s after %d steps (CI %.3f-%.3f s)", spec.measure.measure_seconds, stats.samples,
                 stats.ci_low, stats.ci_high);
   return "";
 }
@@ -76,7 +76,7 @@ std::string steady_state_reached(const TrialSpec& spec, const TrialResult& r, do
 // Warm-up steps timed apart, then steady-state blocks until the stopping rule or the step count.
 bool run_steps(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>& pool, TrialResult& r) {
   StepLoop loop(spec, step, pool, r);
-  const auto warmup = loop.run(spec.warmup_steps);
+  const auto warmup = loop.run(spec.measure.warmup_steps);
   if (!warmup) return false;
   r.first_step_seconds = warmup->empty() ? 0 : warmup->front();
   r.first_steps_seconds = std::accumulate(warmup->begin(), warmup->end(), 0.0);
@@ -101,19 +101,19 @@ bool run_steps(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>&
 std::vector<Batch> trial_batch_pool(const TrialSpec& spec) {
   std::string data_description;
   std::vector<Batch> pool;
-  const torch::Device device(spec.device);
+  const torch::Device device(spec.step.device);
   for (const Batch& b : trial_batches(spec, &data_description)) pool.push_back(b.to(device));
   std::fprintf(stderr, "tune: data: %s\n", data_description.c_str());
   return pool;
 }
 
 std::unique_ptr<TrainStep> build_trial_step(const TrialSpec& spec, TrialResult& r) {
-  auto model = build_model_with_weights(spec.model, spec.seed, spec.weights_dir, spec.attention);
-  model.module->to(torch::Device(spec.device));
+  auto model = build_model_with_weights(spec.model, spec.seed, spec.weights_dir, spec.step.attention);
+  model.module->to(torch::Device(spec.step.device));
   r.parameter_count = parameter_count(*model.module);
   model.module->train();
-  auto step = make_train_step(spec.backend, model, StepOptions{spec.learning_rate, spec.precision, spec.optimizer});
-  if (spec.inject_slowdown > 0) step = slow_down(std::move(step), spec.inject_slowdown);  // test-only
+  auto step = make_train_step(spec.step.backend, model, StepOptions{spec.learning_rate, spec.step.precision, spec.step.optimizer});
+  if (spec.test.inject_slowdown > 0) step = slow_down(std::move(step), spec.test.inject_slowdown);  // test-only
   return step;
 }
 
@@ -122,7 +122,7 @@ bool prepare_trial_step(const TrialSpec& spec, TrainStep& step, const Batch& exa
     const CompileReport report = step.prepare(example);
     r.compile_seconds = report.seconds;
     r.compile_info = report.info;
-    std::fprintf(stderr, "tune: compiled training step (backend=%s) in %.2f s: %s\n", spec.backend.c_str(),
+    std::fprintf(stderr, "tune: compiled training step (backend=%s) in %.2f s: %s\n", spec.step.backend.c_str(),
                  report.seconds, report.info.c_str());
     return true;
   } catch (const CompileError& e) {
@@ -168,7 +168,7 @@ void set_trial_threads(int threads) {
 }  // namespace
 
 std::vector<Batch> trial_batches(const TrialSpec& spec, std::string* data_description) {
-  auto source = make_batch_source(spec.model, load_training_data(spec, data_description), spec.seq_len,
+  auto source = make_batch_source(spec.model, load_training_data(spec.model, spec.data, data_description), spec.seq_len,
                                   spec.batch_size, spec.seed + 1);
   // Throughput trials cycle 16 batches; a learning-rate trial sees fresh data at every step (up to 4096
   // batches), or a long run at a small batch would memorise 16 batches and score a loss no real run reaches.
@@ -186,8 +186,8 @@ double trial_flops_per_step(const TrialSpec& spec, const Batch& example) {
 
 TrialResult run_trial_in_process(const TrialSpec& spec) {
   if (spec.threads > 0) set_trial_threads(spec.threads);
-  if (!cap_device_memory(spec.device, spec.memory_limit_bytes))
-    return failed_result(TrialStatus::invalid, "setup", "cannot cap " + spec.device + " memory at " +
+  if (!cap_device_memory(spec.step.device, spec.memory_limit_bytes))
+    return failed_result(TrialStatus::invalid, "setup", "cannot cap " + spec.step.device + " memory at " +
                                                             std::to_string(spec.memory_limit_bytes) + " bytes");
   TrialResult r;
   try {
@@ -197,7 +197,7 @@ TrialResult run_trial_in_process(const TrialSpec& spec) {
   } catch (const std::exception& e) {
     r = failed_result(is_out_of_memory(e) ? TrialStatus::oom : TrialStatus::crashed, "run", e.what());
   }
-  r.peak_memory_bytes = peak_device_memory(spec.device);
+  r.peak_memory_bytes = peak_device_memory(spec.step.device);
   return r;
 }
 

@@ -1,5 +1,5 @@
-// The trial specification's identity key; JSON (de)serialisation is declared in the header.
-// The key covers every field that changes what is measured, so reuse never mixes measurements.
+// The trial specification's flat JSON and its identity key: an explicit list of the fields that define a
+// result, so a new field changes the key only by a decision written here (a test holds every field to one).
 #include "trial/trial_spec.h"
 
 #include "util/hash.h"
@@ -15,18 +15,81 @@ std::string to_string(TrialPurpose purpose) {
   return "throughput";
 }
 
+const std::vector<KeyField>& spec_key_fields() {
+  static const std::vector<KeyField> fields{
+      // What is trained, on what, and how: a different value is a different measurement.
+      {"model", KeyRule::always}, {"purpose", KeyRule::always}, {"seq_len", KeyRule::always},
+      {"batch_size", KeyRule::always}, {"learning_rate", KeyRule::always}, {"seed", KeyRule::always},
+      {"train_steps", KeyRule::always}, {"weights_dir", KeyRule::always}, {"backend", KeyRule::always},
+      {"device", KeyRule::always}, {"precision", KeyRule::always}, {"attention", KeyRule::always},
+      {"optimizer", KeyRule::always}, {"warmup_steps", KeyRule::always}, {"min_measure_steps", KeyRule::always},
+      {"max_measure_steps", KeyRule::always}, {"measure_seconds", KeyRule::always}, {"ci_halfwidth", KeyRule::always},
+      {"corpus_path", KeyRule::always}, {"tokenizer_dir", KeyRule::always}, {"dataset_path", KeyRule::always},
+      {"threads", KeyRule::always}, {"memory_limit_bytes", KeyRule::always},
+      // Added after trials were stored: keyed only when not at their default, so those trials keep their keys.
+      {"step_clock", KeyRule::unless_default}, {"inject_slowdown", KeyRule::unless_default},
+      {"compile_mode", KeyRule::unless_default}, {"dynamic_shapes", KeyRule::unless_default},
+      // Only a paired trial has them.
+      {"paired_backends", KeyRule::paired_only}, {"paired_rounds", KeyRule::paired_only},
+      {"paired_block_steps", KeyRule::paired_only}, {"slowed_backend", KeyRule::paired_only},
+      // A longer patience does not change the measurement.
+      {"timeout_seconds", KeyRule::never},
+  };
+  return fields;
+}
+
 std::string TrialSpec::config_key() const {
-  nlohmann::json key = *this;
-  key.erase("timeout_seconds");  // a longer patience does not change the measurement
-  // Keys from before these fields existed stay valid while they hold their defaults.
-  if (step_clock == "wall") key.erase("step_clock");
-  if (inject_slowdown == 0) key.erase("inject_slowdown");
-  if (purpose != TrialPurpose::paired)
-    for (const char* field : {"slowed_backend", "paired_backends", "paired_rounds", "paired_block_steps"}) key.erase(field);
-  if (compile_mode == "default") key.erase("compile_mode");
-  if (!dynamic_shapes) key.erase("dynamic_shapes");
+  const nlohmann::json full = *this, defaults = TrialSpec{};
+  nlohmann::json key = nlohmann::json::object();
+  for (const auto& [name, rule] : spec_key_fields()) {
+    const bool keyed = rule == KeyRule::always ||
+                       (rule == KeyRule::unless_default && full.at(name) != defaults.at(name)) ||
+                       (rule == KeyRule::paired_only && purpose == TrialPurpose::paired);
+    if (keyed) key[name] = full.at(name);
+  }
   key["model"] = model.config_hash();
   return stable_hash(key.dump());
+}
+
+void to_json(nlohmann::json& j, const PairedSettings& p) {
+  j = {{"paired_backends", p.backends}, {"paired_rounds", p.rounds}, {"paired_block_steps", p.block_steps}};
+}
+
+void from_json(const nlohmann::json& j, PairedSettings& p) {
+  const PairedSettings defaults;
+  p.backends = j.value("paired_backends", defaults.backends);
+  p.rounds = j.value("paired_rounds", defaults.rounds);
+  p.block_steps = j.value("paired_block_steps", defaults.block_steps);
+}
+
+void to_json(nlohmann::json& j, const TrialSpec& s) {
+  j = {{"model", s.model}, {"purpose", s.purpose}, {"seq_len", s.seq_len}, {"batch_size", s.batch_size},
+       {"learning_rate", s.learning_rate}, {"seed", s.seed}, {"train_steps", s.train_steps},
+       {"weights_dir", s.weights_dir}, {"threads", s.threads}, {"memory_limit_bytes", s.memory_limit_bytes},
+       {"timeout_seconds", s.timeout_seconds}};
+  for (const nlohmann::json& group : {nlohmann::json(s.step), nlohmann::json(s.measure), nlohmann::json(s.data),
+                                      nlohmann::json(s.paired), nlohmann::json(s.test)})
+    j.update(group);
+}
+
+void from_json(const nlohmann::json& j, TrialSpec& s) {
+  const TrialSpec d;
+  s.model = j.value("model", d.model);
+  s.purpose = j.value("purpose", d.purpose);
+  s.seq_len = j.value("seq_len", d.seq_len);
+  s.batch_size = j.value("batch_size", d.batch_size);
+  s.learning_rate = j.value("learning_rate", d.learning_rate);
+  s.seed = j.value("seed", d.seed);
+  s.train_steps = j.value("train_steps", d.train_steps);
+  s.weights_dir = j.value("weights_dir", d.weights_dir);
+  s.threads = j.value("threads", d.threads);
+  s.memory_limit_bytes = j.value("memory_limit_bytes", d.memory_limit_bytes);
+  s.timeout_seconds = j.value("timeout_seconds", d.timeout_seconds);
+  s.step = j.get<StepSettings>();
+  s.measure = j.get<MeasureSettings>();
+  s.data = j.get<DataSettings>();
+  s.paired = j.get<PairedSettings>();
+  s.test = j.get<TestHooks>();
 }
 
 }  // namespace tune

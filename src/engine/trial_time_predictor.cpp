@@ -1,0 +1,28 @@
+// Trial-time prediction for the budget: a step-time model where the batch's speed is measured, the last
+// trial's wall time where it is not (doubled for the next size of a ramp).
+#include "engine/trial_time_predictor.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace tune {
+
+void TrialTimePredictor::observe(const TrialSpec& spec, const TrialResult& result) {
+  if (spec.purpose == TrialPurpose::throughput && result.ok() && result.step_time_median > 0)
+    speed_[spec.batch_size] = {result.step_time_median, result.compile_seconds};
+}
+
+void TrialTimePredictor::observe_run(const TrialSpec&, const TrialResult& result) {
+  last_wall_ = result.wall_seconds;
+  const double steps = result.first_steps_seconds + std::accumulate(result.step_times.begin(), result.step_times.end(), 0.0);
+  fixed_seconds_ = std::max(0.0, result.wall_seconds - result.compile_seconds - steps);
+}
+
+double TrialTimePredictor::predict(const TrialSpec& spec) const {
+  const auto speed = speed_.find(spec.batch_size);
+  if (spec.purpose == TrialPurpose::learning_rate && speed != speed_.end())
+    return fixed_seconds_ + speed->second.compile_seconds + spec.train_steps * speed->second.step_seconds;
+  return spec.purpose == TrialPurpose::throughput ? 2 * last_wall_ : last_wall_;
+}
+
+}  // namespace tune

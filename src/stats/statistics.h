@@ -1,0 +1,16 @@
+// Summary statistics every part of tune shares: the median (of step times, speedups, losses), the mean and
+// the coefficient of variation. One definition, so a trial, the regression check and a report agree.
+#pragma once
+#include <vector>
+
+namespace tune {
+
+// The middle value, or the mean of the two middle ones; 0 for no values.
+double median(std::vector<double> values);
+// The same for values already in ascending order.
+double median_of_sorted(const std::vector<double>& sorted);
+double mean(const std::vector<double>& values);  // 0 for no values
+// Sample standard deviation over the mean; 0 for fewer than two values or a mean <= 0.
+double coefficient_of_variation(const std::vector<double>& values);
+
+}  // namespace tune

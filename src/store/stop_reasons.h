@@ -1,0 +1,38 @@
+// Why a study's searches ended, in the words the store keeps with its best config: what limited the batch
+// size, and what ended each stage. The engine writes them as it searches; reports read them, never re-derive.
+#pragma once
+#include <string>
+
+#include "trial/trial_status.h"
+
+namespace tune {
+
+// What ended a search loop: the strategy itself, its trial cap, or the time budget.
+enum class StopCause { strategy, trial_cap, budget };
+std::string to_string(StopCause cause);  // "strategy", "max_trials", "budget"
+// Throws std::invalid_argument quoting text that is none of those.
+StopCause parse_stop_cause(const std::string& text);
+
+// What limited the chosen batch size.
+enum class BatchLimit {
+  memory,      // a larger batch ran out of memory
+  range,       // the largest size of the search range fit and was still the fastest ("largest tested")
+  throughput,  // a larger batch was not faster, or the strategy ended on flat throughput
+  failure,     // a larger batch failed otherwise (timeout, crash): the limit is unknown
+  budget,      // the time budget ended the batch search before any of the above
+  trials,      // the batch strategy's trial cap (max_trials) ended it first
+};
+std::string to_string(BatchLimit limit);
+// Throws std::invalid_argument quoting text that is no BatchLimit name.
+BatchLimit parse_batch_limit(const std::string& text);
+
+struct StopReasons {
+  BatchLimit batch_limit = BatchLimit::budget;
+  int limit_batch_size = 0;                    // the batch that ran out of memory or failed (memory, failure)
+  TrialStatus limit_status = TrialStatus::ok;  // its status
+  std::string batch_stop;                      // the batch search's stop reason, as printed
+  StopCause lr_cause = StopCause::strategy;
+  std::string lr_stop;                         // the learning-rate search's stop reason, as printed
+};
+
+}  // namespace tune

@@ -1,0 +1,397 @@
+// The time-to-loss ladder as an ask/tell strategy: a phase machine (reference trial, joint space or first rung,
+// the walk down then up, one trial past a rung's edge rate) around the strategy it runs at each rung.
+#include "tuners/composite/time_to_loss_ladder.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "stats/statistics.h"
+#include "tuners/batch_scaling.h"
+#include "tuners/tuner_registry.h"
+#include "util/table_format.h"
+
+namespace tune {
+
+TimeToLossLadder::TimeToLossLadder(TimeToLossPlan plan) : Tuner(StageObjective::loss, 0), plan_(std::move(plan)) {}
+TimeToLossLadder::~TimeToLossLadder() = default;
+
+// ---- scoring ----
+
+// The trial scored against the target on `clock` (the throughput stage's step times during the search).
+TimeToLossTrial TimeToLossLadder::scored(const Candidate& c, const TrialResult& r,
+                                         const std::map<int, double>& clock) const {
+  TimeToLossTrial t{c, r, 0, 0};
+  if (!r.ok() || !(target_loss_ > 0)) return t;
+  const auto steps = steps_to_reach(r.losses, target_loss_, score_window(plan_.target.samples, c.batch_size));
+  if (!steps) return t;
+  const auto step = clock.find(c.batch_size);
+  t.steps_to_target = *steps;
+  t.seconds_to_target = *steps * (step != clock.end() ? step->second : r.step_time_median);
+  return t;
+}
+
+void TimeToLossLadder::consider(const TimeToLossTrial& t) {
+  if (t.reaches() && (!best_ || t.seconds_to_target < best_->seconds_to_target)) best_ = t;
+}
+
+TimeToLossTrial TimeToLossLadder::trial(size_t index) const {
+  return {told()[index].first, told()[index].second, reach_[index].steps, reach_[index].seconds};
+}
+
+std::optional<double> TimeToLossLadder::best_seconds() const {
+  return best_ ? std::optional<double>(best_->seconds_to_target) : std::nullopt;
+}
+
+std::optional<ToldTrial> TimeToLossLadder::best() const {
+  return best_ ? std::optional<ToldTrial>(ToldTrial{best_->candidate, best_->result}) : std::nullopt;
+}
+
+// ---- ask and tell ----
+
+std::optional<Candidate> TimeToLossLadder::propose() {
+  for (;;) {
+    switch (phase_) {
+      case Phase::start: begin(); break;
+      case Phase::reference:
+      case Phase::edge: return asked_;
+      case Phase::joint:
+      case Phase::first_rung:
+      case Phase::walk_rung:
+        if (auto c = next_from_inner()) return c;
+        inner_done();
+        break;
+      case Phase::done: return std::nullopt;
+    }
+  }
+}
+
+void TimeToLossLadder::observe(const Candidate& c, const TrialResult& r) {
+  const TimeToLossTrial t = scored(c, r, plan_.step_seconds);
+  reach_.push_back({t.steps_to_target, t.seconds_to_target});
+  consider(t);
+  switch (phase_) {
+    case Phase::reference:
+      if (!r.ok()) return finish("the reference trial failed: " + to_string(r.status) + " " + r.error_message.substr(0, 160));
+      target_loss_ = r.score_loss;
+      target_source_ = strf("score of the reference config (batch %d, lr %.1e) after %d samples", c.batch_size,
+                            c.learning_rate, plan_.target.samples);
+      {  // scored now that the target is known: the reference reaches its own score
+        const TimeToLossTrial reference = scored(c, r, plan_.step_seconds);
+        reach_.back() = {reference.steps_to_target, reference.seconds_to_target};
+        consider(reference);
+      }
+      return start_search();
+    case Phase::joint:
+    case Phase::first_rung:
+    case Phase::walk_rung:
+      inner_->tell(*inner_pending_, r);
+      inner_pending_.reset();
+      return note_for_rung(t);
+    case Phase::edge: {
+      // One more trial past the rung's edge rate: it replaces the rung's best only when faster.
+      std::optional<TimeToLossTrial> best = rung_best_;
+      if (t.reaches() && t.seconds_to_target < best->seconds_to_target) best = t;
+      return rung_done(best);
+    }
+    case Phase::start:
+    case Phase::done: break;
+  }
+}
+
+// ---- the phases ----
+
+void TimeToLossLadder::begin() {
+  if (plan_.step_seconds.empty()) return finish("no batch size fit in the throughput stage");
+  if (plan_.target.loss > 0) {
+    target_loss_ = plan_.target.loss;
+    target_source_ = "--target-loss";
+    return start_search();
+  }
+  const int batch = fitting_batch_at_most(plan_.target.reference_batch);
+  asked_ = Candidate{batch, plan_.target.reference_learning_rate, steps_for_samples(plan_.target.samples, batch)};
+  phase_ = Phase::reference;
+}
+
+void TimeToLossLadder::start_search() {
+  searched_ = true;
+  rung_fastest_.reset();
+  if (tuner_supports(plan_.lr_tuner, StageObjective::throughput)) {
+    joint_ = true;
+    const int lo = plan_.step_seconds.begin()->first, hi = plan_.step_seconds.rbegin()->first;
+    inner_ = make_tuner(plan_.lr_tuner, space_at(lo, hi, {}), plan_.seed);
+    phase_ = Phase::joint;
+    return;
+  }
+  start_ = plan_.throughput_batch;
+  TunerSpace first = space_at(start_, start_, {});
+  first.start_learning_rate = sqrt_rule_rate(plan_.target.reference_learning_rate,
+                                             fitting_batch_at_most(plan_.target.reference_batch), start_);
+  inner_ = make_tuner(plan_.lr_tuner, first, plan_.seed);
+  start_first_ = told().size();
+  rung_cap_ = best_seconds();
+  phase_ = Phase::first_rung;
+}
+
+// The inner strategy's next candidate, capped; one an earlier longer trial answers is told at no cost.
+std::optional<Candidate> TimeToLossLadder::next_from_inner() {
+  while (const auto c = inner_->ask()) {
+    Candidate capped = *c;
+    capped.train_steps = steps_for(*c, false);
+    if (const auto earlier = longer_run_of(capped)) {
+      const TimeToLossTrial cut = cut_to(*earlier, capped);
+      inner_->tell(*c, cut.result);
+      note_for_rung(cut);
+      continue;
+    }
+    inner_pending_ = *c;
+    return capped;
+  }
+  return std::nullopt;
+}
+
+void TimeToLossLadder::note_for_rung(const TimeToLossTrial& t) {
+  if (t.reaches() && (!rung_fastest_ || t.seconds_to_target < rung_fastest_->seconds_to_target)) rung_fastest_ = t;
+}
+
+void TimeToLossLadder::inner_done() {
+  stop_ = inner_->stop_reason();
+  if (phase_ == Phase::joint) return finish("joint batch x learning-rate space: " + stop_);
+  if (phase_ == Phase::first_rung) {
+    start_best_ = fastest_at(start_, rung_fastest_);
+    return begin_walk(true);
+  }
+  rung_best_ = rung_fastest_;
+  try_edge();
+}
+
+// The walk from the start rung: down (halving), or up (doubling) when no halving improved.
+void TimeToLossLadder::begin_walk(bool down) {
+  down_ = down;
+  batch_ = start_;
+  rung_best_ = previous_best_ = start_best_;
+  rung_first_ = start_first_;
+  walk_next();
+}
+
+// The next rung: the same, square-root and linear scaling-rule rates from the previous rung's best (lr_sweep
+// walking from the square-root one), not the first rung's strategy or options.
+void TimeToLossLadder::walk_next() {
+  const int next = down_ ? batch_ / 2 : batch_ * 2;
+  const bool fits = down_ ? plan_.step_seconds.count(next) > 0 : next <= plan_.max_batch_size;
+  if (!fits) return walk_ended(strf("batch %d is the %s in range", batch_, down_ ? "smallest" : "largest"));
+  const double lr = rung_best_ ? rung_best_->candidate.learning_rate : lowest_loss_rate(rung_first_);
+  TunerSpace scaled = space_at(next, next, scaling_rule_rates(lr, batch_, next));
+  scaled.options.clear();
+  scaled.start_learning_rate = sqrt_rule_rate(lr, batch_, next);
+  inner_ = make_tuner("lr_sweep", scaled, plan_.seed);
+  rung_rates_ = scaled.learning_rates;
+  next_batch_ = next;
+  rung_first_ = told().size();
+  rung_cap_ = best_seconds();
+  rung_fastest_.reset();
+  phase_ = Phase::walk_rung;
+}
+
+// When a rung's best rate is the largest (or smallest) it tried, the optimum may lie beyond: one more trial
+// a factor 2 further out (the scaling rules only move the rate with the batch), within the stage's range.
+void TimeToLossLadder::try_edge() {
+  const auto& best = rung_best_;
+  if (!best || rung_rates_.size() < 2) return rung_done(best);
+  const double lr = best->candidate.learning_rate;
+  const bool top = lr >= *std::max_element(rung_rates_.begin(), rung_rates_.end());
+  const bool bottom = lr <= *std::min_element(rung_rates_.begin(), rung_rates_.end());
+  const double next = top ? lr * 2 : lr / 2;
+  if ((!top && !bottom) || next > plan_.lr_space.max_learning_rate || next < plan_.lr_space.min_learning_rate)
+    return rung_done(best);
+  Candidate edge{best->candidate.batch_size, next, 0};
+  edge.train_steps = steps_for(edge, false);
+  if (const auto earlier = longer_run_of(edge)) {
+    const TimeToLossTrial cut = cut_to(*earlier, edge);
+    return rung_done(cut.reaches() && cut.seconds_to_target < best->seconds_to_target ? cut : best);
+  }
+  asked_ = edge;
+  phase_ = Phase::edge;
+}
+
+// A rung is judged against the best known at its batch; the walk goes on while each rung improves on the
+// one before it (rungs before the first that reaches the target go on), and past no halving the model rules out.
+void TimeToLossLadder::rung_done(std::optional<TimeToLossTrial> rung_best) {
+  rung_best_ = fastest_at(next_batch_, std::move(rung_best));
+  const bool no_better = rung_best_ ? previous_best_ && rung_best_->seconds_to_target >= previous_best_->seconds_to_target
+                                    : previous_best_.has_value();
+  if (no_better) return walk_ended(strf("batch %d did not improve on batch %d", next_batch_, batch_));
+  ++improved_;
+  if (down_ && previous_best_ && rung_best_)
+    if (const auto why = model_rules_out(*previous_best_, *rung_best_)) return walk_ended(*why);
+  previous_best_ = rung_best_;
+  batch_ = next_batch_;
+  walk_next();
+}
+
+void TimeToLossLadder::walk_ended(const std::string& why) {
+  if (!down_) return finish("batch ladder down: " + down_why_ + "; up: " + why);
+  down_why_ = why;
+  if (improved_ > 0) return finish("batch ladder down: " + down_why_);
+  begin_walk(false);
+}
+
+void TimeToLossLadder::finish(const std::string& why) {
+  stop_ = why;
+  stop_reason_ = why;
+  phase_ = Phase::done;
+}
+
+// Why the stage ended when the driver stopped asking: the phase it was in.
+std::string TimeToLossLadder::budget_stop() const {
+  switch (phase_) {
+    case Phase::reference: return "budget: the reference trial did not fit";
+    case Phase::joint: return "joint batch x learning-rate space: budget: the next trial does not fit";
+    case Phase::first_rung: return "budget: the next trial does not fit";
+    case Phase::walk_rung:
+    case Phase::edge: return down_ ? "batch ladder down: budget" : "batch ladder down: " + down_why_ + "; up: budget";
+    case Phase::start:
+    case Phase::done: break;
+  }
+  return stop_;
+}
+
+// ---- the rules the phases share ----
+
+int TimeToLossLadder::fitting_batch_at_most(int batch) const {
+  auto it = plan_.step_seconds.upper_bound(batch);
+  return it == plan_.step_seconds.begin() ? it->first : std::prev(it)->first;
+}
+
+// Full length is target.samples samples; with a best time, no longer than it: a trial that has not
+// reached the target by then cannot beat it (a tie keeps the earlier best).
+int TimeToLossLadder::steps_for(const Candidate& c, bool uncapped) const {
+  int steps = c.train_steps > 0 ? c.train_steps : steps_for_samples(plan_.target.samples, c.batch_size);
+  const std::optional<double> best = joint_ ? best_seconds() : rung_cap_;
+  if (uncapped || !plan_.time_cap || !best) return steps;
+  const auto it = plan_.step_seconds.find(c.batch_size);
+  if (it == plan_.step_seconds.end()) return steps;
+  // At least one score window, so the trial's loss still tells a learning-rate strategy something.
+  const int cap = static_cast<int>(std::ceil(*best * (1 + plan_.time_cap_margin) / it->second - 1e-9));
+  return std::min(steps, std::max(cap, score_window(plan_.target.samples, c.batch_size)));
+}
+
+// An earlier trial of the same batch and rate at least this long: with the same seed its curve
+// starts with this one's, so it answers the candidate at no cost (the reference trial, mostly).
+std::optional<size_t> TimeToLossLadder::longer_run_of(const Candidate& c) const {
+  for (size_t i = 0; i < told().size(); ++i) {
+    const Candidate& t = told()[i].first;
+    if (t.batch_size == c.batch_size && t.learning_rate == c.learning_rate && t.train_steps >= c.train_steps) return i;
+  }
+  return std::nullopt;
+}
+
+// The earlier curve's first c.train_steps steps, scored as a trial of that length (a strategy compares
+// a rung's trials at equal lengths).
+TimeToLossTrial TimeToLossLadder::cut_to(size_t earlier, const Candidate& c) {
+  TrialResult result = told()[earlier].second;
+  if (!result.ok()) return {c, result, 0, 0};
+  result.losses.resize(std::min<size_t>(result.losses.size(), c.train_steps));
+  result.score_loss = tail_mean_loss(result.losses);
+  const TimeToLossTrial cut = scored(c, result, plan_.step_seconds);
+  consider(cut);
+  return cut;
+}
+
+TunerSpace TimeToLossLadder::space_at(int min_batch, int max_batch, std::vector<double> rates) const {
+  TunerSpace space = plan_.lr_space;
+  space.objective = StageObjective::loss;
+  space.min_batch_size = min_batch;
+  space.max_batch_size = max_batch;
+  space.train_steps = max_batch == min_batch ? steps_for_samples(plan_.target.samples, max_batch) : 0;
+  if (!rates.empty()) {
+    space.learning_rates = rates;
+    space.min_learning_rate = *std::min_element(rates.begin(), rates.end());
+    space.max_learning_rate = *std::max_element(rates.begin(), rates.end());
+  }
+  return space;
+}
+
+// The rung's best, or an earlier trial at its batch that reached the target faster (the reference trial):
+// a rung is judged against the best known at its batch.
+std::optional<TimeToLossTrial> TimeToLossLadder::fastest_at(int batch, std::optional<TimeToLossTrial> rung_best) const {
+  for (size_t i = 0; i < told().size(); ++i) {
+    const TimeToLossTrial t = trial(i);
+    if (t.candidate.batch_size == batch && t.reaches() &&
+        (!rung_best || t.seconds_to_target < rung_best->seconds_to_target))
+      rung_best = t;
+  }
+  return rung_best;
+}
+
+// After two rungs that reached the target, the large-batch model's steps at the next halving: when even
+// they would take at least the best time, the rung cannot win and is not run (why, for the output).
+std::optional<std::string> TimeToLossLadder::model_rules_out(const TimeToLossTrial& larger,
+                                                             const TimeToLossTrial& smaller) const {
+  const int batch = smaller.candidate.batch_size / 2;
+  const auto step = plan_.step_seconds.find(batch);
+  if (step == plan_.step_seconds.end() || !best_) return std::nullopt;
+  const double steps = large_batch_model_steps({larger.candidate.batch_size, double(larger.steps_to_target)},
+                                               {smaller.candidate.batch_size, double(smaller.steps_to_target)}, batch);
+  if (steps * step->second < best_->seconds_to_target) return std::nullopt;
+  return strf("batch %d not run: the large-batch model through batch %d (%d steps) and %d (%d steps) predicts "
+              "%.1f steps, %.3f s, no faster than the best so far %.3f s (throughput stage's clock)",
+              batch, larger.candidate.batch_size, larger.steps_to_target, smaller.candidate.batch_size,
+              smaller.steps_to_target, steps, steps * step->second, best_->seconds_to_target);
+}
+
+// The rate of the lowest final loss among trials from `first` on (the reference rate if none ran).
+double TimeToLossLadder::lowest_loss_rate(size_t first) const {
+  const ToldTrial* lowest = nullptr;
+  for (size_t i = first; i < told().size(); ++i)
+    if (told()[i].second.ok() && (!lowest || told()[i].second.score_loss < lowest->second.score_loss))
+      lowest = &told()[i];
+  return lowest ? lowest->first.learning_rate : plan_.target.reference_learning_rate;
+}
+
+// ---- the outcome ----
+
+// One process's step time moved by up to 25% on the 2-core CPU, more than two batch sizes that tie differ
+// (the trials are short): the choice is made on the median over every process that ran the batch.
+TimeToLossOutcome TimeToLossLadder::outcome(bool ended_by_budget) const {
+  TimeToLossOutcome out;
+  out.target_loss = target_loss_;
+  out.target_source = target_source_;
+  out.target_samples = plan_.target.samples;
+  out.stop = ended_by_budget ? budget_stop() : stop_;
+  for (size_t i = 0; i < told().size(); ++i) out.trials.push_back(trial(i));
+  if (!searched_) return out;
+  std::map<int, std::vector<double>> samples;
+  for (const auto& [batch, seconds] : plan_.step_seconds) samples[batch].push_back(seconds);
+  for (const auto& [c, r] : told())
+    if (r.ok() && r.step_time_median > 0) samples[c.batch_size].push_back(r.step_time_median);
+  for (const auto& [batch, seconds] : samples) out.step_seconds[batch] = median(seconds);
+  for (auto& t : out.trials) {
+    t = scored(t.candidate, t.result, out.step_seconds);
+    if (t.reaches() && (!out.best || t.seconds_to_target < out.best->seconds_to_target)) out.best = t;
+  }
+  return out;
+}
+
+namespace {
+
+nlohmann::json trial_json(const TimeToLossTrial& t) {
+  return {{"batch_size", t.candidate.batch_size}, {"learning_rate", t.candidate.learning_rate},
+          {"train_steps", t.candidate.train_steps}, {"status", to_string(t.result.status)},
+          {"score_loss", t.result.score_loss}, {"reaches_target", t.reaches()},
+          {"steps_to_target", t.steps_to_target}, {"seconds_to_target", t.seconds_to_target},
+          {"wall_seconds", t.result.wall_seconds}};
+}
+
+}  // namespace
+
+nlohmann::json time_to_loss_json(const TimeToLossOutcome& outcome) {
+  nlohmann::json trials = nlohmann::json::array();
+  for (const auto& t : outcome.trials) trials.push_back(trial_json(t));
+  nlohmann::json clock = nlohmann::json::object();
+  for (const auto& [batch, seconds] : outcome.step_seconds) clock[std::to_string(batch)] = seconds;
+  return {{"target_loss", outcome.target_loss}, {"target_source", outcome.target_source}, {"step_seconds", clock},
+          {"target_samples", outcome.target_samples}, {"stop", outcome.stop},
+          {"best", outcome.best ? trial_json(*outcome.best) : nlohmann::json()}, {"trials", trials}};
+}
+
+}  // namespace tune
