@@ -8,9 +8,12 @@
 #include <map>
 #include <sstream>
 
+#include "bert_tiny_landscape.h"
 #include "engine/search_engine.h"
+#include "engine/tuner_replay.h"
 #include "test_helpers.h"
 #include "tuners/batch_ramp.h"
+#include "tuners/tuner_registry.h"
 
 using namespace tune;
 using tune::testing::temp_dir;
@@ -74,6 +77,78 @@ TEST_F(EngineFixture, RampStopsAtOomAndSweepPicksLowestLoss) {
   EXPECT_NE(eager.ramp_stop.find("batch 64: oom"), std::string::npos) << eager.ramp_stop;
   EXPECT_DOUBLE_EQ(eager.best->learning_rate, 3e-4);
   EXPECT_EQ(calls, 7 + 4);  // batches 1..64 and four learning rates
+}
+
+// Why each stage ended is stored with the best config, in the engine's words, as it searched: the table reads
+// it, never re-derives it.
+TEST_F(EngineFixture, StoresWhyEachStageEnded) {
+  Database db((dir / "t.db").string());
+  int calls = 0;
+  request.backends = {"eager"};
+  const auto summary = search(db, &calls);
+  const auto rows = db.best_rows();
+  ASSERT_EQ(rows.size(), 1u);
+  const StopReasons& stop = rows[0].best.stop;
+  EXPECT_EQ(stop.batch_limit, BatchLimit::memory);
+  EXPECT_EQ(stop.limit_batch_size, 64);
+  EXPECT_EQ(stop.limit_status, TrialStatus::oom);
+  EXPECT_EQ(stop.batch_stop, summary.backends[0].ramp_stop);
+  EXPECT_EQ(stop.lr_cause, StopCause::strategy);
+  EXPECT_EQ(stop.lr_stop, "all learning rates tried");
+
+  settings.max_batch_size = 8;  // the same study searched again: now the range ends the ramp first
+  search(db, &calls);
+  EXPECT_EQ(db.best_rows()[0].best.stop.batch_limit, BatchLimit::range);
+
+  settings.max_batch_size = 256;
+  settings.max_trials = 3;  // the ramp's trial cap ends it at batch 4
+  search(db, &calls);
+  EXPECT_EQ(db.best_rows()[0].best.stop.batch_limit, BatchLimit::trials);
+  EXPECT_EQ(db.best_rows()[0].best.stop.lr_cause, StopCause::trial_cap);
+}
+
+// The engine and the replay run strategies through the one driver: on the same landscape they ask the same
+// candidates in the same order and end for the same reason.
+TEST_F(EngineFixture, EngineAndReplayDriveStrategiesAlike) {
+  const ReplayLandscape landscape = tune::testing::bert_tiny_landscape();
+  Database db((dir / "t.db").string());
+  request.backends = {"eager"};
+  settings.max_batch_size = 256;
+  settings.ramp_learning_rate = 1e-4;
+  settings.learning_rates = {1e-4, 1e-3, 1e-2};
+  settings.lr_train_steps = 27;
+  std::vector<Candidate> asked;
+  SearchEngine engine(db, [&](const TrialSpec& s, const std::string&) {
+      asked.push_back({s.batch_size, s.learning_rate, s.purpose == TrialPurpose::learning_rate ? s.train_steps : 0});
+      TrialResult r = landscape.replay({s.batch_size, s.learning_rate, s.train_steps});
+      r.wall_seconds = 0.001;
+      return r;
+    }, settings, progress);
+  const auto summary = engine.run(request, 3600);
+  ASSERT_TRUE(summary.backends[0].best) << summary.backends[0].failure;
+
+  TunerSpace batches;
+  batches.objective = StageObjective::throughput;
+  batches.max_batch_size = 256;
+  const auto ramp = make_tuner("batch_ramp", batches, 0);
+  const ReplayRun ramp_run = run_tuner(*ramp, landscape, 100);
+  TunerSpace rates;
+  rates.min_batch_size = rates.max_batch_size = ramp_run.best->first.batch_size;
+  rates.learning_rates = settings.learning_rates;
+  rates.min_learning_rate = 1e-4;
+  rates.max_learning_rate = 1e-2;
+  rates.train_steps = 27;
+  const auto sweep = make_tuner("lr_sweep", rates, 0);
+  const ReplayRun sweep_run = run_tuner(*sweep, landscape, 100);
+  std::vector<Candidate> replayed;
+  for (const auto& t : ramp_run.trials) replayed.push_back(t.candidate);
+  for (const auto& t : sweep_run.trials) replayed.push_back({t.candidate.batch_size, t.candidate.learning_rate, 27});
+  ASSERT_EQ(asked.size(), replayed.size());
+  for (size_t i = 0; i < asked.size(); ++i) EXPECT_TRUE(asked[i] == replayed[i]) << "trial " << i;
+  EXPECT_EQ(summary.backends[0].ramp_stop, ramp_run.stop_reason);
+  EXPECT_EQ(summary.backends[0].lr_stop, sweep_run.stop_reason);
+  EXPECT_EQ(summary.backends[0].best->batch_size, ramp_run.best->first.batch_size);
+  EXPECT_DOUBLE_EQ(summary.backends[0].best->learning_rate, sweep_run.best->first.learning_rate);
 }
 
 TEST_F(EngineFixture, RangeCapIsMarked) {

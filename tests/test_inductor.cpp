@@ -52,9 +52,9 @@ std::string file_text(const fs::path& path) {
 std::string export_hf_weights(const TrialSpec& spec, const fs::path& dir) {
   const std::string spec_path = write_file(dir / "export-spec.json", nlohmann::json(spec).dump());
   const std::string script = "import json, sys, torch, transformers; sys.path.insert(0, sys.argv[1]); "
-                             "import inductor_trial as w; spec = json.load(open(sys.argv[2])); "
+                             "import python_worker as w; spec = json.load(open(sys.argv[2])); "
                              "w.build_model(torch, transformers, spec).save_pretrained(sys.argv[3])";
-  const std::string command = python_executable() + " -c '" + script + "' " + tune_home() + "/src/compile " +
+  const std::string command = python_executable() + " -c '" + script + "' " + tune_home() + "/src/trial " +
                               spec_path + " " + (dir / "weights").string() + " > " + (dir / "export.log").string() + " 2>&1";
   EXPECT_EQ(std::system(command.c_str()), 0) << file_text(dir / "export.log");
   return (dir / "weights").string();
@@ -111,7 +111,8 @@ TEST(InductorTrial, BertTinyThroughputTrialIsOkWithSaneFields) {
   EXPECT_NE(r.compile_info.find("cold"), std::string::npos) << r.compile_info;
   EXPECT_NE(r.compile_info.find("recompiles after the first step 0"), std::string::npos) << r.compile_info;
   EXPECT_FALSE(fs::exists(dir / "inductor-cache")) << "a cold per-trial cache is removed after the trial";
-  EXPECT_NE(file_text(dir / "command.sh").find("inductor_trial.py"), std::string::npos);
+  EXPECT_NE(file_text(dir / "command.sh").find("'trial' '--spec' 'spec.json'"), std::string::npos)
+      << "every backend's trial reruns as `tune trial`, which starts the worker";
 }
 
 TEST(InductorTrial, LossesEqualEagerOnSameWeightsAndBatchesBertTiny) {

@@ -1,46 +1,82 @@
-// The Python trial worker's torch-free side: backend labels and their spec knobs, trial keys that stay stable
-// for specs stored before the knobs existed, and the worker's step statistics equal to the C++ ones.
+// The Python worker's protocol, both sides at once and without torch: the trial's C++ side (the worker process,
+// the measurement protocol, the result's fields) against the worker's real serve() loop with a scripted session,
+// and every way a worker can fail; also the backend labels and the trial keys their knobs keep.
 #include <gtest/gtest.h>
-
-#include <array>
-#include <cstdio>
-#include <random>
-#include <sys/wait.h>
 
 #include <nlohmann/json.hpp>
 
 #include "test_helpers.h"
 #include "trial/backend_label.h"
 #include "trial/python_trial.h"
-#include "trial/step_statistics.h"
 #include "util/paths.h"
 
 using namespace tune;
+using tune::testing::temp_dir;
+using tune::testing::write_file;
 
 namespace {
 
-// Standard output of a shell command; fails the test when it exits non-zero.
-std::string output_of(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << command << "\n" << out;
-  return out;
+// A session standing in for HF's module: each step takes `step` seconds, the first `compile` of them compiling
+// inside (torch.compile's way), losses from `losses` (Python expressions, e.g. float('nan')); `fail` names the
+// step (1-based) whose request raises, with the status given; `die` the step where the worker exits, `kill` where
+// it is killed as the kernel's out-of-memory killer kills.
+std::string session_script(const std::string& options) {
+  return R"py(
+import os, sys
+sys.path.insert(0, sys.argv[1])
+import python_worker as w
+
+OPTIONS = dict()py" + options + R"py()
+
+class ScriptedSession:
+    def __init__(self, spec):
+        self.spec, self.done = spec, 0
+    def start(self, batches, work_dir):
+        if OPTIONS.get("start_failure"):
+            raise w.TrialFailure("invalid", "setup", OPTIONS["start_failure"] + " " + batches)
+        return {"parameter_count": 1234, "block_steps": OPTIONS.get("block_steps", 1)}
+    def run_steps(self, n):
+        times, compiles, losses = [], [], []
+        for _ in range(n):
+            self.done += 1
+            if self.done == OPTIONS.get("die"):
+                os._exit(3)
+            if self.done == OPTIONS.get("kill"):
+                os.kill(os.getpid(), 9)
+            if self.done == OPTIONS.get("fail"):
+                raise w.TrialFailure(OPTIONS.get("fail_status", "oom"), "step", "scripted failure at step %d" % self.done)
+            times.append(OPTIONS.get("first", 0.01) if self.done == 1 else 0.01)
+            compiles.append(OPTIONS.get("compile", 0.0) if self.done == 1 else 0.0)
+            loss = OPTIONS.get("losses", {}).get(self.done, 10.0 - 0.1 * self.done)
+            losses.append(w.finite_or_text(loss))
+        return {"times": times, "compile_seconds": compiles, "losses": losses}
+    def finish(self):
+        return {"compile_info": "scripted", "compile_parts": {"phase": 0.5}, "warnings": ["a warning (x2)"],
+                "peak_memory_bytes": 4096}
+
+w.serve(sys.stdin, sys.stdout, ScriptedSession)
+)py";
 }
 
-// Samples of several sizes and shapes: small n (no CI), the n where the order index steps, skewed times, ties.
-std::vector<std::vector<double>> sample_sets() {
-  std::mt19937 gen(7);
-  std::lognormal_distribution<double> skewed(-3.0, 0.3);
-  std::vector<std::vector<double>> sets{{}, {0.5}, {3, 1, 2}, {1, 1, 1, 1, 1, 1}};
-  for (int n : {5, 6, 7, 9, 10, 17, 20, 31, 64, 200}) {
-    std::vector<double> xs;
-    for (int i = 0; i < n; ++i) xs.push_back(skewed(gen));
-    sets.push_back(xs);
-  }
-  return sets;
+TrialSpec scripted_spec(TrialPurpose purpose) {
+  TrialSpec s;
+  s.step.backend = "hf-eager";
+  s.purpose = purpose;
+  s.batch_size = 4;
+  s.seq_len = 8;
+  s.train_steps = purpose == TrialPurpose::learning_rate ? 8 : 0;
+  s.measure.warmup_steps = 2;
+  s.measure.min_measure_steps = 6;
+  s.measure.max_measure_steps = 20;
+  return s;
+}
+
+// The trial of `spec` on a worker running the scripted session with these options.
+TrialResult scripted_trial(const TrialSpec& spec, const std::string& options) {
+  const auto dir = temp_dir("worker");
+  const std::string script = write_file(dir / "session.py", session_script(options));
+  return run_python_worker_trial(spec, (dir / "batches.pt").string(), dir.string(),
+                                 {python_executable(), script, (std::filesystem::path(tune_home()) / "src/trial").string()});
 }
 
 }  // namespace
@@ -79,23 +115,81 @@ TEST(BackendLabel, DefaultCompileKnobsKeepOldTrialKeys) {
   EXPECT_NE(tuned.config_key(), dynamic.config_key());
 }
 
-// The worker reimplements the order-statistic CI for its stopping rule: it must give the C++ bounds exactly.
-TEST(PythonWorker, StepStatisticsEqualTheCppOnes) {
-  const auto sets = sample_sets();
-  const std::string script = "import json, sys; sys.path.insert(0, sys.argv[1]); import inductor_trial as w; "
-                             "print(json.dumps([w.step_statistics(xs) for xs in json.loads(sys.stdin.read())]))";
-  const std::string input = (tune::testing::temp_dir("pystats") / "samples.json").string();
-  tune::testing::write_file(input, nlohmann::json(sets).dump());
-  const std::string out = output_of(python_executable() + " -c '" + script + "' " + tune_home() + "/src/compile < " + input);
-  const auto python = nlohmann::json::parse(out);
-  ASSERT_EQ(python.size(), sets.size());
-  for (size_t i = 0; i < sets.size(); ++i) {
-    const StepStatistics cpp = step_statistics(sets[i]);
-    EXPECT_EQ(python[i]["samples"].get<int>(), cpp.samples);
-    EXPECT_EQ(python[i]["has_ci"].get<bool>(), cpp.has_ci) << "n=" << sets[i].size();
-    EXPECT_DOUBLE_EQ(python[i]["median"].get<double>(), cpp.median) << "n=" << sets[i].size();
-    EXPECT_DOUBLE_EQ(python[i]["ci_low"].get<double>(), cpp.ci_low) << "n=" << sets[i].size();
-    EXPECT_DOUBLE_EQ(python[i]["ci_high"].get<double>(), cpp.ci_high) << "n=" << sets[i].size();
-    EXPECT_NEAR(python[i]["cv"].get<double>(), cpp.cv, 1e-12) << "n=" << sets[i].size();
-  }
+// The trial keeps the measurement: steady steps of 10 ms meet the +-2% stopping rule at its fewest steps, and
+// the compile inside the first warm-up step is the compile time, not the first step's.
+TEST(PythonWorkerProtocol, TheTrialMeasuresTheWorkersStepsByItsOwnRules) {
+  const TrialSpec spec = scripted_spec(TrialPurpose::throughput);
+  const TrialResult r = scripted_trial(spec, "first=2.0, compile=1.5");
+  ASSERT_EQ(r.status, TrialStatus::ok) << r.error_stage << ": " << r.error_message;
+  EXPECT_EQ(r.step_times.size(), 6u);
+  EXPECT_NE(r.steady_state_stop.find("CI within"), std::string::npos) << r.steady_state_stop;
+  EXPECT_DOUBLE_EQ(r.compile_seconds, 1.5);
+  EXPECT_DOUBLE_EQ(r.first_step_seconds, 0.5);
+  EXPECT_NEAR(r.later_warmup_seconds, 0.01, 1e-12);
+  EXPECT_DOUBLE_EQ(r.step_time_median, 0.01);
+  EXPECT_DOUBLE_EQ(r.samples_per_second, 400);
+  EXPECT_NEAR(r.compile_overhead_seconds, 1.5 + 0.51 - 2 * 0.01, 1e-12);
+  EXPECT_EQ(r.losses.size(), 8u);
+  EXPECT_EQ(r.parameter_count, 1234);
+  EXPECT_EQ(r.peak_memory_bytes, 4096);
+  EXPECT_EQ(r.compile_info, "scripted");
+  EXPECT_EQ(r.compile_parts.at("phase"), 0.5);
+  EXPECT_EQ(r.warnings, std::vector<std::string>{"a warning (x2)"});
+}
+
+TEST(PythonWorkerProtocol, ALearningRateTrialRunsItsStepsAndIsScored) {
+  const TrialResult r = scripted_trial(scripted_spec(TrialPurpose::learning_rate), "block_steps=5");
+  ASSERT_EQ(r.status, TrialStatus::ok) << r.error_message;
+  ASSERT_EQ(r.losses.size(), 8u);
+  EXPECT_DOUBLE_EQ(r.score_loss, tail_mean_loss(r.losses));
+  EXPECT_EQ(r.steady_state_stop, "step cap: 6 steps");
+}
+
+TEST(PythonWorkerProtocol, ANonFiniteLossIsDivergedAtItsStep) {
+  const TrialResult r = scripted_trial(scripted_spec(TrialPurpose::learning_rate), "losses={5: float('nan')}");
+  EXPECT_EQ(r.status, TrialStatus::diverged);
+  EXPECT_EQ(r.error_message, "loss became nan at step 5");
+  EXPECT_EQ(r.losses.size(), 4u);
+  EXPECT_EQ(r.peak_memory_bytes, 4096) << "the worker's account is kept with the failure";
+}
+
+TEST(PythonWorkerProtocol, TheWorkersFailureIsTheTrialsWithItsStatusAndStage) {
+  const TrialResult r = scripted_trial(scripted_spec(TrialPurpose::throughput), "fail=4, fail_status='oom'");
+  EXPECT_EQ(r.status, TrialStatus::oom);
+  EXPECT_EQ(r.error_stage, "step");
+  EXPECT_EQ(r.error_message, "scripted failure at step 4");
+  const TrialResult at_start = scripted_trial(scripted_spec(TrialPurpose::throughput), "start_failure='no batches in'");
+  EXPECT_EQ(at_start.status, TrialStatus::invalid);
+  EXPECT_EQ(at_start.error_stage, "setup");
+  EXPECT_NE(at_start.error_message.find("batches.pt"), std::string::npos) << at_start.error_message;
+}
+
+TEST(PythonWorkerProtocol, AWorkerThatEndsIsACrashSayingHow) {
+  const TrialResult r = scripted_trial(scripted_spec(TrialPurpose::throughput), "die=3");
+  EXPECT_EQ(r.status, TrialStatus::crashed);
+  EXPECT_EQ(r.error_stage, "worker");
+  EXPECT_NE(r.error_message.find("exit code 3"), std::string::npos) << r.error_message;
+  const TrialResult killed = scripted_trial(scripted_spec(TrialPurpose::throughput), "kill=3");
+  EXPECT_EQ(killed.status, TrialStatus::oom);
+  EXPECT_NE(killed.error_message.find("signal 9"), std::string::npos) << killed.error_message;
+}
+
+// The worker refuses a start of another protocol version, and a worker that cannot start at all is a crash.
+TEST(PythonWorkerProtocol, AnotherProtocolVersionOrNoWorkerIsRefused) {
+  const auto dir = temp_dir("worker");
+  const std::string request = write_file(dir / "request.json", "{\"op\": \"start\", \"protocol\": 0}\n");
+  const std::string command = python_executable() + " -c 'import sys; sys.path.insert(0, sys.argv[1]); "
+                              "import python_worker as w; w.serve(sys.stdin, sys.stdout)' " + tune_home() +
+                              "/src/trial < " + request;
+  FILE* pipe = popen(command.c_str(), "r");
+  char line[4096] = {};
+  ASSERT_TRUE(fgets(line, sizeof line, pipe));
+  pclose(pipe);
+  const auto reply = nlohmann::json::parse(line);
+  EXPECT_EQ(reply.at("failure").at("status"), "crashed") << line;
+  EXPECT_NE(reply.at("failure").at("message").get<std::string>().find("protocol 0"), std::string::npos) << line;
+  const TrialResult missing = run_python_worker_trial(scripted_spec(TrialPurpose::throughput), "b", dir.string(),
+                                                      {(dir / "no-such-python").string()});
+  EXPECT_EQ(missing.status, TrialStatus::crashed);
+  EXPECT_NE(missing.error_message.find("exit code 127"), std::string::npos) << missing.error_message;
 }

@@ -156,11 +156,8 @@ TEST(Store, NewerSchemaIsRefused) {
   EXPECT_THROW(Database db(path), std::runtime_error);
 }
 
-// A database written by schema 1 (tune before step options): its exact tables, one study, one best row.
-static void write_schema1_database(const std::string& path, const std::string& study_key) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  const std::string sql = R"sql(
+// Schema 1's exact tables (tune before step options).
+constexpr const char* kSchema1Tables = R"sql(
 CREATE TABLE studies (id INTEGER PRIMARY KEY, study_key TEXT NOT NULL UNIQUE, model TEXT NOT NULL,
   model_config_hash TEXT NOT NULL, instance TEXT NOT NULL, instance_fingerprint TEXT NOT NULL,
   libtorch_version TEXT NOT NULL, tune_version TEXT NOT NULL, backend TEXT NOT NULL,
@@ -177,6 +174,13 @@ CREATE TABLE best_configs (study_id INTEGER PRIMARY KEY REFERENCES studies(id), 
   step_time REAL NOT NULL, compile_overhead_seconds REAL NOT NULL, peak_memory_bytes INTEGER NOT NULL,
   lr_score_loss REAL NOT NULL, trials_run INTEGER NOT NULL,
   updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));
+)sql";
+
+// A database written by schema 1: its tables, one study, one best row.
+static void write_schema1_database(const std::string& path, const std::string& study_key) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  const std::string sql = std::string(kSchema1Tables) + R"sql(
 INSERT INTO studies (id, study_key, model, model_config_hash, instance, instance_fingerprint, libtorch_version,
   tune_version, backend, precision, seq_len) VALUES (7, ')sql" + study_key + R"sql(', 'bert-tiny', 'abc', 'cpu',
   'cpu:test|1.0 GiB|2 threads|x1', '2.15.0', '0.1.0', 'eager', 'fp32', 32);
@@ -249,26 +253,12 @@ namespace {
 void write_schema2_database(const std::string& path) {
   sqlite3* db = nullptr;
   ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
-  std::string sql = R"sql(
-CREATE TABLE studies (id INTEGER PRIMARY KEY, study_key TEXT NOT NULL UNIQUE, model TEXT NOT NULL,
-  model_config_hash TEXT NOT NULL, instance TEXT NOT NULL, instance_fingerprint TEXT NOT NULL,
-  libtorch_version TEXT NOT NULL, tune_version TEXT NOT NULL, backend TEXT NOT NULL,
-  precision TEXT NOT NULL, seq_len INTEGER NOT NULL,
-  created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
-  step_options TEXT NOT NULL DEFAULT 'attention=math,optimizer=adamw');
-CREATE TABLE trials (id INTEGER PRIMARY KEY, study_id INTEGER NOT NULL REFERENCES studies(id),
-  config_key TEXT NOT NULL, purpose TEXT NOT NULL, batch_size INTEGER NOT NULL, learning_rate REAL NOT NULL,
-  status TEXT NOT NULL CHECK (status IN ('ok','oom','diverged','timeout','crashed','compile_error','invalid')),
-  samples_per_second REAL, step_time REAL, peak_memory_bytes INTEGER, score_loss REAL,
-  spec_json TEXT NOT NULL, result_json TEXT NOT NULL, trial_dir TEXT NOT NULL,
-  finished_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')), UNIQUE (study_id, config_key));
-CREATE TABLE best_configs (study_id INTEGER PRIMARY KEY REFERENCES studies(id), batch_size INTEGER NOT NULL,
-  batch_capped_by_range INTEGER NOT NULL, learning_rate REAL NOT NULL, samples_per_second REAL NOT NULL,
-  step_time REAL NOT NULL, compile_overhead_seconds REAL NOT NULL, peak_memory_bytes INTEGER NOT NULL,
-  lr_score_loss REAL NOT NULL, trials_run INTEGER NOT NULL,
-  updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')),
-  step_time_ci_low REAL NOT NULL DEFAULT 0, step_time_ci_high REAL NOT NULL DEFAULT 0,
-  flops_per_step REAL NOT NULL DEFAULT 0, mfu REAL NOT NULL DEFAULT 0);
+  std::string sql = std::string(kSchema1Tables) + R"sql(
+ALTER TABLE studies ADD COLUMN step_options TEXT NOT NULL DEFAULT 'attention=math,optimizer=adamw';
+ALTER TABLE best_configs ADD COLUMN step_time_ci_low REAL NOT NULL DEFAULT 0;
+ALTER TABLE best_configs ADD COLUMN step_time_ci_high REAL NOT NULL DEFAULT 0;
+ALTER TABLE best_configs ADD COLUMN flops_per_step REAL NOT NULL DEFAULT 0;
+ALTER TABLE best_configs ADD COLUMN mfu REAL NOT NULL DEFAULT 0;
 PRAGMA user_version=2;
 )sql";
   struct Ramp {

@@ -1,5 +1,6 @@
 // `tune trial`: run one trial in this process and write its JSON result, from a spec file (what the
 // search starts in a child process per trial) or from flags (a quick measurement by hand).
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -8,8 +9,6 @@
 #include "cli/options.h"
 #include "instance/instance.h"
 #include "trial/backend_label.h"
-#include "trial/batch_dump.h"
-#include "trial/trial_process.h"
 #include "trial/trial_runner.h"
 #include "util/paths.h"
 
@@ -58,26 +57,10 @@ void write_result(const TrialResult& result, const std::string& out) {
   else std::ofstream(out) << text << "\n";
 }
 
-// The Python worker's first half: the batches this trial trains on. Bad data is the trial's result, as in
-// any trial; the worker does not start then (the trial process sees the result file).
-int dump_batches(const TrialSpec& spec, const std::string& path, const std::string& out) {
-  try {
-    const int count = dump_trial_batches(spec, path);
-    std::cerr << "tune: wrote " << count << " batches to " << path << "\n";
-  } catch (const std::invalid_argument& e) {
-    write_result(failed_result(TrialStatus::invalid, "setup", e.what()), out);
-  } catch (const std::exception& e) {
-    write_result(failed_result(TrialStatus::crashed, "dump_batches", e.what()), out);
-  }
-  return 0;
-}
-
-// libtorch backends run here; Python-worker backends in a trial folder of their own, as the search runs them.
-TrialResult run_one_trial(const TrialSpec& spec, const po::variables_map& vm) {
-  if (!runs_in_python(spec.step.backend)) return run_trial_in_process(spec);
-  const std::string dir = vm.count("dir") ? vm["dir"].as<std::string>() : "tune-trial-" + spec.config_key();
-  std::cerr << "tune: " << spec.step.backend << " trial in " << dir << " (command.sh reruns it)\n";
-  return run_trial_isolated(spec, self_executable(), dir);
+// Where a Python-worker backend keeps its files while the trial runs: --dir, else the result's folder.
+std::string work_dir(const po::variables_map& vm, const std::string& out) {
+  if (vm.count("dir")) return vm["dir"].as<std::string>();
+  return out == "-" ? "." : std::filesystem::absolute(out).parent_path().string();
 }
 
 }  // namespace
@@ -94,15 +77,13 @@ int run_trial(int argc, char** argv) {
       ("lr", po::value<double>()->default_value(1e-4), "without --spec: learning rate")
       ("steps", po::value<int>(), "without --spec: train this many steps (else a throughput trial)")
       ("out", po::value<std::string>()->default_value("-"), "result JSON file ('-': standard output)")
-      ("dump-batches", po::value<std::string>(), "write the trial's batches to FILE for the Python worker; no training")
-      ("dir", po::value<std::string>(), "inductor, hf-eager: the trial folder (default ./tune-trial-KEY)");
+      ("dir", po::value<std::string>(), "inductor, hf-eager: the folder for the worker's files (default: the --out file's)");
   desc.add(training_flags());  // without --spec
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc, vm, "tune trial (--spec FILE | --model NAME [options]) [--out FILE]")) return 0;
   const TrialSpec spec = vm.count("spec") ? spec_from_file(vm["spec"].as<std::string>()) : spec_from_flags(vm);
   const std::string out = vm["out"].as<std::string>();
-  if (vm.count("dump-batches")) return dump_batches(spec, vm["dump-batches"].as<std::string>(), out);
-  const TrialResult result = run_one_trial(spec, vm);
+  const TrialResult result = run_trial_in_process(spec, work_dir(vm, out));
   write_result(result, out);
   std::cerr << "tune: trial " << to_string(result.status)
             << (result.ok() ? "" : " (" + result.error_stage + ": " + result.error_message + ")") << "\n";

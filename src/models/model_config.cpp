@@ -1,6 +1,7 @@
 // Reads model YAMLs (tested_models/*.yaml or a user's file) into ModelConfig, with errors that name
 // the file, the key and the expected type; and converts configs to and from JSON for trial specs.
 #include "models/model_config.h"
+#include "util/join.h"
 
 #include <yaml-cpp/yaml.h>
 
@@ -38,9 +39,9 @@ constexpr FamilyKeys kFamilyKeys[] = {
 const FamilyKeys& family_keys(const std::string& family, const std::string& file) {
   for (const auto& k : kFamilyKeys)
     if (family == k.family) return k;
-  std::string known;
-  for (const auto& k : kFamilyKeys) known += (known.empty() ? "" : ", ") + std::string(k.family);
-  throw std::invalid_argument(file + ": key 'family': expected one of " + known + ", got '" + family + "'");
+  std::vector<std::string> known;
+  for (const auto& k : kFamilyKeys) known.push_back(k.family);
+  throw std::invalid_argument(file + ": key 'family': expected one of " + join(known) + ", got '" + family + "'");
 }
 
 // YAML scalars become the narrowest JSON type that holds them: integer, number, boolean, string.
@@ -195,9 +196,9 @@ ModelConfig resolve_model(const std::string& name_or_path) {
     return load_model_config(name_or_path);
   const fs::path tested = fs::path(tested_models_dir()) / (name_or_path + ".yaml");
   if (fs::exists(tested)) return load_model_config(tested.string());
-  std::string known;
-  for (const auto& m : list_tested_models()) known += (known.empty() ? "" : ", ") + m.name;
-  throw std::invalid_argument("unknown model '" + name_or_path + "': expected one of " + known +
+  std::vector<std::string> known;
+  for (const auto& m : list_tested_models()) known.push_back(m.name);
+  throw std::invalid_argument("unknown model '" + name_or_path + "': expected one of " + join(known) +
                               ", or a path to a model YAML");
 }
 

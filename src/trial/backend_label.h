@@ -24,7 +24,7 @@ void check_backend_label(const std::string& label);
 // splits the label: the CLI checks labels first, and the engine's tests use backends of their own.
 void apply_backend_label(StepSettings& step, const std::string& label);
 
-// Backends whose trial runs in the Python worker (src/compile/inductor_trial.py) rather than in libtorch.
+// Backends whose steps run in the Python worker (src/trial/python_worker.py) rather than in libtorch.
 bool runs_in_python(const std::string& backend);
 
 }  // namespace tune

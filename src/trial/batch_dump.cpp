@@ -7,8 +7,6 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "trial/trial_runner.h"
-
 namespace tune {
 namespace {
 
@@ -24,18 +22,13 @@ c10::Dict<std::string, at::Tensor> batch_dict(const Batch& b) {
 
 }  // namespace
 
-int dump_trial_batches(const TrialSpec& spec, const std::string& path) {
-  std::string description;
-  const std::vector<Batch> batches = trial_batches(spec, &description);
-  TORCH_CHECK(!batches.empty(), "dump_trial_batches: a trial has at least one batch");
+void dump_batches(const std::vector<Batch>& batches, const std::string& path) {
   c10::List<c10::Dict<std::string, at::Tensor>> list;
   for (const auto& b : batches) list.push_back(batch_dict(b));
-  const auto tuple = c10::ivalue::Tuple::create({list, trial_flops_per_step(spec, batches.front()), description});
-  const std::vector<char> bytes = torch::pickle_save(tuple);
+  const std::vector<char> bytes = torch::pickle_save(list);
   std::ofstream out(path, std::ios::binary);
   out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   if (!out) throw std::runtime_error("cannot write batches to '" + path + "'");
-  return static_cast<int>(batches.size());
 }
 
 }  // namespace tune

@@ -1,15 +1,15 @@
-// Writes a trial's batches to a file Python's torch.load reads, so a Python trial worker (the inductor and
+// Writes a trial's batches to a file Python's torch.load reads, so the Python trial worker (the inductor and
 // hf-eager backends) trains on exactly the batches the libtorch backends train on.
 #pragma once
 #include <string>
+#include <vector>
 
-#include "trial/trial_spec.h"
+#include "data/batch.h"
 
 namespace tune {
 
-// Pickles (torch::pickle_save) a tuple: the batches as a list of {HF argument name: tensor} (defined fields
-// only), the training FLOPs per step, and the data description. Returns the number of batches.
-// Throws std::invalid_argument for bad data settings (as a trial would) and std::runtime_error on a write error.
-int dump_trial_batches(const TrialSpec& spec, const std::string& path);
+// Pickles (torch::pickle_save) the batches as a list of {HF argument name: tensor} (defined fields only).
+// Throws std::runtime_error naming the path on a write error.
+void dump_batches(const std::vector<Batch>& batches, const std::string& path);
 
 }  // namespace tune

@@ -94,20 +94,16 @@ void prepare_members(std::vector<Member>& members, const std::vector<Batch>& poo
 
 // n steps of m; their times, or nothing when m stopped (diverged, crashed).
 std::optional<std::vector<double>> run_block(Member& m, int n, at::Generator& generator) {
-  std::optional<std::vector<double>> times;
-  on_member_stream(m, generator, "step", [&] { times = m.loop->run(n); });
-  if (!times) m.running = false;
-  return times;
+  std::optional<StepBlock> block;
+  on_member_stream(m, generator, "step", [&] { block = m.loop->run(n); });
+  if (!block) m.running = false;
+  return block ? std::optional<std::vector<double>>(block->times) : std::nullopt;
 }
 
 void warm_up(std::vector<Member>& members, int steps, at::Generator& generator) {
   for (Member& m : members) {
     if (!m.running) continue;
-    const auto times = run_block(m, steps, generator);
-    if (!times || times->empty()) continue;
-    m.r.first_step_seconds = times->front();
-    m.r.first_steps_seconds = std::accumulate(times->begin(), times->end(), 0.0);
-    m.r.later_warmup_seconds = m.r.first_steps_seconds - m.r.first_step_seconds;
+    if (const auto times = run_block(m, steps, generator)) account_warmup({*times, {}}, m.r);
   }
 }
 

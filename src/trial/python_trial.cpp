@@ -1,15 +1,24 @@
-// Finds python and the worker script, and spells a Python-worker trial's commands. Torch-free: the trial
-// process (tune_core) starts these; only the batch dump itself needs libtorch, in its own process.
+// The trial side of the Python worker: finding python and the script, the worker process on a socket pair
+// (JSON lines both ways), and the trial that runs the measurement protocol on its steps. Torch-free: the batches
+// are written by the caller (trial/batch_dump.h).
 #include "trial/python_trial.h"
 
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <chrono>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 #include <stdexcept>
+#include <thread>
 
 #include "util/paths.h"
+#include "util/process.h"
 
 namespace fs = std::filesystem;
 
@@ -25,6 +34,18 @@ std::string find_on_path(const std::string& name) {
     if (access(candidate.c_str(), X_OK) == 0) return candidate.string();
   }
   return "";
+}
+
+// The worker's stdin and stdout are its end of the socket pair; its stderr stays the trial's (the log).
+[[noreturn]] void exec_worker(const std::vector<std::string>& argv, int socket, pid_t parent) {
+  dup2(socket, STDIN_FILENO);
+  dup2(socket, STDOUT_FILENO);
+  close(socket);
+  exec_tied_to(parent, argv);
+}
+
+double number_or_text(const nlohmann::json& value) {
+  return value.is_string() ? std::stod(value.get<std::string>()) : value.get<double>();
 }
 
 }  // namespace
@@ -43,15 +64,153 @@ std::string python_executable() {
 }
 
 std::string python_worker_script() {
-  const fs::path script = fs::path(tune_home()) / "src" / "compile" / "inductor_trial.py";
+  const fs::path script = fs::path(tune_home()) / "src" / "trial" / "python_worker.py";
   if (!fs::exists(script))
     throw std::runtime_error("Python trial worker '" + script.string() + "' not found (TUNE_HOME: " + tune_home() + ")");
   return script.string();
 }
 
-std::vector<std::vector<std::string>> python_trial_commands(const std::string& tune_executable, const TrialFiles& f) {
-  return {{tune_executable, "trial", "--spec", f.spec, "--dump-batches", f.batches, "--out", f.result},
-          {python_executable(), python_worker_script(), "--spec", f.spec, "--batches", f.batches, "--out", f.result}};
+void from_json(const nlohmann::json& j, WorkerSteps& steps) {
+  steps.times = j.at("times").get<std::vector<double>>();
+  steps.compile_seconds = j.value("compile_seconds", std::vector<double>{});
+  for (const auto& loss : j.at("losses")) steps.losses.push_back(number_or_text(loss));
+}
+
+PythonWorker::PythonWorker(const std::vector<std::string>& argv) {
+  int sockets[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0)
+    throw std::runtime_error(std::string("cannot open a socket pair for the Python worker: ") + std::strerror(errno));
+  const pid_t parent = getpid();
+  pid_ = fork();
+  if (pid_ < 0) throw std::runtime_error(std::string("cannot fork the Python worker: ") + std::strerror(errno));
+  if (pid_ == 0) exec_worker(argv, sockets[1], parent);
+  close(sockets[1]);
+  to_worker_ = from_worker_ = sockets[0];
+}
+
+// Closing the socket ends a worker that still waits for requests; one that does not end is killed.
+PythonWorker::~PythonWorker() {
+  if (to_worker_ >= 0) close(to_worker_);
+  if (pid_ <= 0) return;
+  int status = 0;
+  for (int waited = 0; waited < 100; ++waited) {
+    if (waitpid(pid_, &status, WNOHANG) == pid_) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  kill(pid_, SIGKILL);
+  waitpid(pid_, &status, 0);
+}
+
+WorkerFailure PythonWorker::ended() {
+  ChildOutcome outcome;
+  int status = 0;
+  if (pid_ > 0 && waitpid(pid_, &status, 0) == pid_) record_wait_status(outcome, status);
+  pid_ = -1;
+  // A SIGKILL the trial did not send is, on Linux, the kernel's out-of-memory killer.
+  const bool killed = outcome.signaled && outcome.signal == SIGKILL;
+  return {killed ? TrialStatus::oom : TrialStatus::crashed, "worker",
+          "the Python worker ended (" + describe_outcome(outcome) + "); its output is in the trial's log"};
+}
+
+std::variant<nlohmann::json, WorkerFailure> PythonWorker::exchange(const nlohmann::json& request,
+                                                                   const char* reply_key) {
+  const std::string line = request.dump() + "\n";
+  if (pid_ <= 0 || send(to_worker_, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size()))
+    return ended();
+  size_t newline;
+  while ((newline = buffer_.find('\n')) == std::string::npos) {
+    char chunk[65536];
+    const ssize_t n = recv(from_worker_, chunk, sizeof chunk, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return ended();
+    buffer_.append(chunk, static_cast<size_t>(n));
+  }
+  const std::string reply_line = buffer_.substr(0, newline);
+  buffer_.erase(0, newline + 1);
+  try {
+    const nlohmann::json reply = nlohmann::json::parse(reply_line);
+    if (reply.contains("failure")) return reply.at("failure").get<WorkerFailure>();
+    return reply.at(reply_key);
+  } catch (const nlohmann::json::exception& e) {
+    return WorkerFailure{TrialStatus::crashed, "worker", "the Python worker's reply is not the protocol's (" +
+                                                             std::string(e.what()) + "): " + reply_line.substr(0, 300)};
+  }
+}
+
+std::variant<WorkerReady, WorkerFailure> PythonWorker::start(const TrialSpec& spec, const std::string& batches,
+                                                             const std::string& dir) {
+  auto reply = exchange({{"op", "start"}, {"protocol", kWorkerProtocol}, {"spec", spec}, {"batches", batches},
+                         {"dir", dir}}, "ready");
+  if (auto* failure = std::get_if<WorkerFailure>(&reply)) return *failure;
+  return std::get<nlohmann::json>(reply).get<WorkerReady>();
+}
+
+std::variant<WorkerSteps, WorkerFailure> PythonWorker::steps(int n) {
+  auto reply = exchange({{"op", "steps"}, {"n", n}}, "steps");
+  if (auto* failure = std::get_if<WorkerFailure>(&reply)) return *failure;
+  return std::get<nlohmann::json>(reply).get<WorkerSteps>();
+}
+
+std::optional<WorkerFinish> PythonWorker::finish() {
+  auto reply = exchange({{"op", "finish"}}, "finish");
+  if (std::holds_alternative<WorkerFailure>(reply)) return std::nullopt;
+  return std::get<nlohmann::json>(reply).get<WorkerFinish>();
+}
+
+std::optional<StepBlock> WorkerStepRunner::run(int n) {
+  auto reply = worker_.steps(n);
+  if (auto* failure = std::get_if<WorkerFailure>(&reply)) {
+    r_.status = failure->status;
+    r_.error_stage = failure->stage;
+    r_.error_message = failure->message;
+    return std::nullopt;
+  }
+  const WorkerSteps& steps = std::get<WorkerSteps>(reply);
+  done_ += n;
+  for (double loss : steps.losses)
+    if (!record_loss(r_, loss)) return std::nullopt;
+  return StepBlock{steps.times, steps.compile_seconds};
+}
+
+namespace {
+
+void keep_worker_account(const std::optional<WorkerFinish>& end, TrialResult& r) {
+  if (!end) return;
+  r.warnings = end->warnings;
+  r.peak_memory_bytes = end->peak_memory_bytes;
+}
+
+}  // namespace
+
+TrialResult run_python_worker_trial(const TrialSpec& spec, const std::string& batches_path, const std::string& dir,
+                                    std::vector<std::string> worker_argv) {
+  std::optional<PythonWorker> worker;
+  try {  // no python or no worker script: this backend cannot run here
+    if (worker_argv.empty()) worker_argv = {python_executable(), python_worker_script()};
+    worker.emplace(worker_argv);
+  } catch (const std::runtime_error& e) {
+    return failed_result(TrialStatus::compile_error, "python", e.what());
+  }
+  TrialResult r;
+  const auto ready = worker->start(spec, batches_path, dir);
+  if (const auto* failure = std::get_if<WorkerFailure>(&ready)) {
+    r = failed_result(failure->status, failure->stage, failure->message);
+    keep_worker_account(worker->finish(), r);
+    return r;
+  }
+  r.parameter_count = std::get<WorkerReady>(ready).parameter_count;
+  WorkerStepRunner runner(*worker, std::get<WorkerReady>(ready).block_steps, r);
+  const bool finished = run_measured_steps(spec, runner, r);
+  const auto end = worker->finish();
+  keep_worker_account(end, r);
+  if (!finished) return r;
+  if (end) {
+    r.compile_info = end->compile_info;
+    r.compile_parts = end->compile_parts;
+  }
+  r.status = TrialStatus::ok;
+  summarise_steps(spec, r);
+  return r;
 }
 
 }  // namespace tune

@@ -1,26 +1,111 @@
-// The Python trial worker as tune starts it (inductor and hf-eager backends): which python, which script,
-// and a trial's two commands: `tune trial --dump-batches` writes the batches, the worker trains on them.
+// A trial of a backend with no C++ route (inductor, hf-eager) runs its steps in the Python worker
+// (src/trial/python_worker.py): which python and script, the worker protocol, and the trial over it.
+//
+// The protocol, JSON lines: requests on the worker's stdin, replies on its stdout (version kWorkerProtocol).
+//   -> {"op": "start", "protocol": 1, "spec": SPEC, "batches": PATH, "dir": DIR}
+//   <- {"ready": {"parameter_count": N, "block_steps": K}}
+//   -> {"op": "steps", "n": N}
+//   <- {"steps": {"times": [s], "compile_seconds": [s], "losses": [x or "nan" / "inf" / "-inf"]}}
+//   -> {"op": "finish"}
+//   <- {"finish": {"compile_info": S, "compile_parts": {phase: s}, "warnings": [S], "peak_memory_bytes": N}}
+// Any reply but finish's may be {"failure": {"status": STATUS, "stage": S, "message": S}} (trial_status.h names);
+// the worker then answers only "finish". The trial process keeps the measurement (trial/measurement.h): the loop,
+// the stopping rule, the statistics and the result's fields; the worker builds HF's module, compiles and steps.
 #pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <map>
+#include <optional>
 #include <string>
+#include <variant>
 #include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "trial/measurement.h"
+#include "trial/trial_result.h"
+#include "trial/trial_spec.h"
 
 namespace tune {
 
-// A trial folder's files, as the commands name them (relative in command.sh, absolute when tune runs them).
-struct TrialFiles {
-  std::string spec;
-  std::string batches;
-  std::string result;
+constexpr int kWorkerProtocol = 1;
+
+struct WorkerReady {
+  int64_t parameter_count = 0;
+  int block_steps = 1;
+};
+struct WorkerSteps {
+  std::vector<double> times;
+  std::vector<double> compile_seconds;
+  std::vector<double> losses;  // non-finite ones as sent ("nan", "inf")
+};
+struct WorkerFinish {
+  std::string compile_info;
+  std::map<std::string, double> compile_parts;
+  std::vector<std::string> warnings;
+  int64_t peak_memory_bytes = 0;
+};
+struct WorkerFailure {
+  TrialStatus status = TrialStatus::crashed;
+  std::string stage;
+  std::string message;
 };
 
 // $TUNE_PYTHON, else the python3 on PATH (the one scripts/setup installs torch into).
 // Throws std::runtime_error naming what was looked for when there is none.
 std::string python_executable();
 
-// The worker script, src/compile/inductor_trial.py under tune_home(). Throws std::runtime_error when missing.
+// The worker script, src/trial/python_worker.py under tune_home(). Throws std::runtime_error when missing.
 std::string python_worker_script();
 
-// The commands, in order: the batch dump (which writes a failed result itself when the data is bad), then the worker.
-std::vector<std::vector<std::string>> python_trial_commands(const std::string& tune_executable, const TrialFiles& files);
+// One worker process: started with pipes on its stdin and stdout (its stderr is this process's, the trial's log),
+// in this process's group, so a trial's timeout ends it too. Each request returns the reply, or a failure: the
+// worker's own, or its end (oom when killed by SIGKILL, else crashed, with how it ended).
+class PythonWorker {
+ public:
+  explicit PythonWorker(const std::vector<std::string>& argv);
+  ~PythonWorker();
+  PythonWorker(const PythonWorker&) = delete;
+  PythonWorker& operator=(const PythonWorker&) = delete;
+
+  std::variant<WorkerReady, WorkerFailure> start(const TrialSpec& spec, const std::string& batches,
+                                                 const std::string& dir);
+  std::variant<WorkerSteps, WorkerFailure> steps(int n);
+  std::optional<WorkerFinish> finish();  // nothing when the worker is gone
+
+ private:
+  std::variant<nlohmann::json, WorkerFailure> exchange(const nlohmann::json& request, const char* reply_key);
+  WorkerFailure ended();
+  pid_t pid_ = -1;
+  int to_worker_ = -1, from_worker_ = -1;
+  std::string buffer_;
+};
+
+// The worker's steps as the measurement protocol asks for them; losses recorded, a failure set on the result.
+class WorkerStepRunner : public StepRunner {
+ public:
+  WorkerStepRunner(PythonWorker& worker, int block_steps, TrialResult& r)
+      : worker_(worker), block_steps_(block_steps), r_(r) {}
+  std::optional<StepBlock> run(int n) override;
+  int done() const override { return done_; }
+  int block_steps() const override { return block_steps_; }
+
+ private:
+  PythonWorker& worker_;
+  int block_steps_;
+  TrialResult& r_;
+  int done_ = 0;
+};
+
+// A whole trial on a worker started with `worker_argv` (default: python_executable() python_worker_script()),
+// training on the batches at batches_path (trial/batch_dump.h). Never throws for the trial's own failure.
+TrialResult run_python_worker_trial(const TrialSpec& spec, const std::string& batches_path, const std::string& dir,
+                                    std::vector<std::string> worker_argv = {});
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerReady, parameter_count, block_steps)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerFinish, compile_info, compile_parts, warnings, peak_memory_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerFailure, status, stage, message)
+void from_json(const nlohmann::json& j, WorkerSteps& steps);
 
 }  // namespace tune

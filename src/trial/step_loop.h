@@ -1,5 +1,5 @@
-// Runs a trial's training steps in blocks timed by its step clock, keeping the loss curve and stopping
-// at a non-finite loss. Shared by single-backend trials and paired trials (one loop per backend).
+// Runs a trial's training steps in this process, in blocks timed by its step clock, keeping the loss curve and
+// stopping at a non-finite loss. The in-process StepRunner of single-backend and paired trials (one per backend).
 #pragma once
 #include <memory>
 #include <optional>
@@ -7,25 +7,23 @@
 
 #include "compile/train_step.h"
 #include "data/batch.h"
+#include "trial/measurement.h"
 #include "trial/step_clock.h"
-#include "trial/trial_result.h"
-#include "trial/trial_spec.h"
 
 namespace tune {
 
 // Step i trains on pool[i % pool.size()]: every loop over the same pool sees the same batches in order.
-class StepLoop {
+class StepLoop : public StepRunner {
  public:
   StepLoop(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>& pool, TrialResult& r);
 
-  // Runs n steps and appends their losses to r.losses; returns their times, or nothing when the loss
-  // diverged (r.status is then diverged, with the step in its message).
-  std::optional<std::vector<double>> run(int n);
-  int done() const { return done_; }
-  int block_steps() const { return clock_->block_steps(); }
+  // Runs n steps and records their losses; their times (nothing compiled inside them: a libtorch step is
+  // prepared before), or nothing when the loss diverged.
+  std::optional<StepBlock> run(int n) override;
+  int done() const override { return done_; }
+  int block_steps() const override { return clock_->block_steps(); }
 
  private:
-  bool record_loss(double loss);
   const TrialSpec& spec_;
   TrainStep& step_;
   const std::vector<Batch>& pool_;

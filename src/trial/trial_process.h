@@ -10,7 +10,7 @@ namespace tune {
 
 // Writes spec.json and command.sh into trial_dir, runs the trial with spec.timeout_seconds,
 // and returns its result (also written there as result.json); log.txt holds the child's output.
-// Python-worker backends (inductor, hf-eager) run two children: the batch dump, then the worker.
+// Every backend runs as `tune trial`; a Python-worker backend's trial starts its worker itself (trial/python_trial.h).
 TrialResult run_trial_isolated(const TrialSpec& spec, const std::string& tune_executable, const std::string& trial_dir);
 
 }  // namespace tune

@@ -1,12 +1,11 @@
-// Runs one trial in this process. Timing: the first K steps (compile and warm-up) apart from the
-// steady-state steps; the loss of every step is kept so learning-rate trials can be scored.
+// Runs one trial from this process: a libtorch backend's steps here, a Python-worker backend's in the worker this
+// process drives; both through the one measurement protocol (trial/measurement.h).
 #include "trial/trial_runner.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <new>
-#include <numeric>
 #include <optional>
 
 #include "compile/slowed_step.h"
@@ -15,27 +14,16 @@
 #include "data/training_data.h"
 #include "models/model_factory.h"
 #include "models/model_flops.h"
-#include "trial/paired_trial.h"
+#include "trial/backend_label.h"
+#include "trial/batch_dump.h"
 #include "trial/device_memory.h"
+#include "trial/paired_trial.h"
+#include "trial/python_trial.h"
 #include "trial/step_loop.h"
-#include "trial/step_statistics.h"
 #include "trial/warning_capture.h"
 #include "util/table_format.h"
 
 namespace tune {
-namespace {
-
-
-int total_steps(const TrialSpec& spec) {
-  switch (spec.purpose) {
-    case TrialPurpose::learning_rate: return std::max(spec.train_steps, spec.measure.warmup_steps + 1);
-    case TrialPurpose::paired: return spec.measure.warmup_steps + spec.paired.rounds * spec.paired.block_steps;
-    case TrialPurpose::throughput: break;
-  }
-  return spec.measure.warmup_steps + spec.measure.max_measure_steps;
-}
-
-}  // namespace
 
 bool is_out_of_memory(const std::exception& e) {
   if (dynamic_cast<const std::bad_alloc*>(&e) || dynamic_cast<const c10::OutOfMemoryError*>(&e)) return true;
@@ -43,60 +31,6 @@ bool is_out_of_memory(const std::exception& e) {
   return what.find("not enough memory") != std::string::npos || what.find("can't allocate") != std::string::npos ||
          what.find("out of memory") != std::string::npos;
 }
-
-void summarise_steps(const TrialSpec& spec, TrialResult& r) {
-  const StepStatistics stats = step_statistics(r.step_times);
-  r.step_time_median = stats.median;
-  r.step_time_ci_low = stats.ci_low;
-  r.step_time_ci_high = stats.ci_high;
-  r.step_time_cv = stats.cv;
-  if (r.step_time_median > 0) {
-    r.samples_per_second = spec.batch_size / r.step_time_median;
-    r.tokens_per_second = r.samples_per_second * spec.seq_len;
-  }
-  r.compile_overhead_seconds =
-      std::max(0.0, r.compile_seconds + r.first_steps_seconds - spec.measure.warmup_steps * r.step_time_median);
-  if (!r.losses.empty()) r.score_loss = tail_mean_loss(r.losses);
-}
-
-namespace {
-
-// Why timing may stop now: the median's CI is tight, or the time cap is reached; empty to go on.
-std::string steady_state_reached(const TrialSpec& spec, const TrialResult& r, double measured) {
-  if (static_cast<int>(r.step_times.size()) < spec.measure.min_measure_steps) return "";
-  const StepStatistics stats = step_statistics(r.step_times);
-  if (median_ci_within(stats, spec.measure.ci_halfwidth))
-    return strf("median's 95%% CI within +-%.0f%% after %d steps", 100 * spec.measure.ci_halfwidth, stats.samples);
-  if (measured >= spec.measure.measure_seconds)
-    return strf("time cap %.0f s after %d steps (CI %.3f-%.3f s)", spec.measure.measure_seconds, stats.samples,
-                stats.ci_low, stats.ci_high);
-  return "";
-}
-
-// Warm-up steps timed apart, then steady-state blocks until the stopping rule or the step count.
-bool run_steps(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>& pool, TrialResult& r) {
-  StepLoop loop(spec, step, pool, r);
-  const auto warmup = loop.run(spec.measure.warmup_steps);
-  if (!warmup) return false;
-  r.first_step_seconds = warmup->empty() ? 0 : warmup->front();
-  r.first_steps_seconds = std::accumulate(warmup->begin(), warmup->end(), 0.0);
-  r.later_warmup_seconds = r.first_steps_seconds - r.first_step_seconds;
-  const int steps = total_steps(spec);
-  double measured = 0;
-  while (loop.done() < steps) {
-    const auto times = loop.run(std::min(loop.block_steps(), steps - loop.done()));
-    if (!times) return false;
-    r.step_times.insert(r.step_times.end(), times->begin(), times->end());
-    measured = std::accumulate(r.step_times.begin(), r.step_times.end(), 0.0);
-    if (spec.purpose != TrialPurpose::throughput) continue;
-    r.steady_state_stop = steady_state_reached(spec, r, measured);
-    if (!r.steady_state_stop.empty()) return true;
-  }
-  r.steady_state_stop = strf("step cap: %d steps", static_cast<int>(r.step_times.size()));
-  return true;
-}
-
-}  // namespace
 
 std::vector<Batch> trial_batch_pool(const TrialSpec& spec) {
   std::string data_description;
@@ -140,7 +74,8 @@ TrialResult run_trial_body(const TrialSpec& spec) {
   const std::vector<Batch> pool = trial_batch_pool(spec);
   r.flops_per_step = trial_flops_per_step(spec, pool.front());
   if (!prepare_trial_step(spec, *step, pool.front(), r)) return r;
-  const bool finished = run_steps(spec, *step, pool, r);
+  StepLoop loop(spec, *step, pool, r);
+  const bool finished = run_measured_steps(spec, loop, r);
   r.warnings = warnings.messages();
   if (!finished) return r;
   const std::string info = step->runtime_info();
@@ -184,7 +119,34 @@ double trial_flops_per_step(const TrialSpec& spec, const Batch& example) {
   return training_flops(spec.model, spec.batch_size, spec.seq_len, decoder_len).total();
 }
 
-TrialResult run_trial_in_process(const TrialSpec& spec) {
+namespace {
+
+// A Python-worker backend: this process writes the trial's batches for the worker (the very batches a libtorch
+// backend trains on), and runs the measurement protocol on the worker's steps.
+TrialResult run_worker_trial_body(const TrialSpec& spec, const std::string& work_dir) {
+  std::string description;
+  const std::vector<Batch> batches = trial_batches(spec, &description);
+  std::fprintf(stderr, "tune: data: %s\n", description.c_str());
+  const std::string batches_path = (std::filesystem::path(work_dir) / "batches.pt").string();
+  dump_batches(batches, batches_path);
+  TrialResult r = run_python_worker_trial(spec, batches_path, work_dir);
+  std::filesystem::remove(batches_path);  // a search would otherwise keep one set per trial
+  r.flops_per_step = trial_flops_per_step(spec, batches.front());
+  return r;
+}
+
+}  // namespace
+
+TrialResult run_trial_in_process(const TrialSpec& spec, const std::string& work_dir) {
+  if (runs_in_python(spec.step.backend)) {
+    try {
+      return run_worker_trial_body(spec, work_dir.empty() ? "." : work_dir);
+    } catch (const std::invalid_argument& e) {
+      return failed_result(TrialStatus::invalid, "setup", e.what());
+    } catch (const std::exception& e) {
+      return failed_result(TrialStatus::crashed, "dump_batches", e.what());
+    }
+  }
   if (spec.threads > 0) set_trial_threads(spec.threads);
   if (!cap_device_memory(spec.step.device, spec.memory_limit_bytes))
     return failed_result(TrialStatus::invalid, "setup", "cannot cap " + spec.step.device + " memory at " +

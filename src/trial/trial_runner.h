@@ -1,5 +1,5 @@
-// Runs one trial in this process: build the model, prepare the step with the backend, time the
-// first steps apart from the steady state, record throughput, memory and the loss curve.
+// Runs one trial from this process: build the model, prepare the step with the backend (or start the Python
+// worker that does), time the first steps apart from the steady state, record throughput, memory and losses.
 #pragma once
 #include <memory>
 #include <stdexcept>
@@ -8,14 +8,17 @@
 
 #include "compile/train_step.h"
 #include "data/batch.h"
+#include "trial/measurement.h"
 #include "trial/trial_result.h"
 #include "trial/trial_spec.h"
 
 namespace tune {
 
 // Never throws for a trial's own failure: out of memory, a compile error, a diverging loss or a
-// failing step become a typed result. Internal invariant breaks still abort.
-TrialResult run_trial_in_process(const TrialSpec& spec);
+// failing step become a typed result. Internal invariant breaks still abort. A Python-worker backend
+// (inductor, hf-eager) runs its steps in a worker this process starts; its files (the batches, a cold Inductor
+// cache) go to work_dir (empty: the current folder) and are removed after the trial.
+TrialResult run_trial_in_process(const TrialSpec& spec, const std::string& work_dir = "");
 
 // The batches a trial cycles through, in order, on the CPU: the same for every backend (the Python worker gets
 // them dumped, data/batch_dump.h). Also describes the data and tokenizer. Throws std::invalid_argument on bad data.
@@ -32,8 +35,6 @@ std::vector<Batch> trial_batch_pool(const TrialSpec& spec);
 std::unique_ptr<TrainStep> build_trial_step(const TrialSpec& spec, TrialResult& r);
 // Prepares (compiles) the step on `example`; false with r set to the compile error.
 bool prepare_trial_step(const TrialSpec& spec, TrainStep& step, const Batch& example, TrialResult& r);
-// Median step time, its CI, throughput and compile overhead from r.step_times; the score from r.losses.
-void summarise_steps(const TrialSpec& spec, TrialResult& r);
 // Whether a step's exception means it ran out of memory (oom) rather than crashed.
 bool is_out_of_memory(const std::exception& e);
 

@@ -21,11 +21,17 @@ namespace {
 
 [[noreturn]] void exec_child(const std::vector<std::string>& argv, const std::string& log_path, pid_t parent) {
   setpgid(0, 0);
+  append_output_to(log_path);
+  exec_tied_to(parent, argv);
+}
+
+}  // namespace
+
+void exec_tied_to(pid_t parent, const std::vector<std::string>& argv) {
   // A child must not outlive tune: Ctrl-C reaches only tune's own process group and kill -9 only tune,
   // so the kernel kills the child when its parent dies (and a parent that died already is checked).
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(128 + SIGKILL);
-  append_output_to(log_path);
   std::vector<char*> args;
   for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -33,8 +39,6 @@ namespace {
   std::fprintf(stderr, "tune: cannot start '%s': %s\n", args[0], std::strerror(errno));
   _exit(127);
 }
-
-}  // namespace
 
 void append_output_to(const std::string& log_path) {
   if (log_path.empty()) return;

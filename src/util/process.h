@@ -1,6 +1,8 @@
 // Runs a child process with a wall-clock timeout and its output sent to a log file.
 // Used to isolate trials: a crash, hang or OOM kill of the child is reported, never inherited.
 #pragma once
+#include <sys/types.h>
+
 #include <string>
 #include <vector>
 
@@ -23,6 +25,10 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const std::string& 
 
 // Appends this process's stdout and stderr to log_path (nothing when empty): a child's log.
 void append_output_to(const std::string& log_path);
+
+// In a forked child: ties it to `parent` (the kernel kills it when the parent dies; a parent already gone ends
+// it), then execs argv; exits 127, saying why on stderr, when it cannot.
+[[noreturn]] void exec_tied_to(pid_t parent, const std::vector<std::string>& argv);
 
 // Fills outcome's signal or exit code from a waitpid status.
 void record_wait_status(ChildOutcome& outcome, int status);

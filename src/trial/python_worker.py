@@ -1,11 +1,12 @@
-# Python trial worker for the `inductor` backend (torch.compile of Hugging Face's own module) and the `hf-eager`
-# reference (the same HF module, not compiled): TrialSpec JSON and tune's dumped batches in, TrialResult JSON out.
-"""Speaks the protocol of `tune trial --spec spec.json --out result.json` (src/trial/trial_spec.h, trial_result.h).
+# The Python side of a trial for the backends with no C++ route: Hugging Face's own module run eagerly (hf-eager)
+# or under torch.compile (inductor), stepped as the trial process asks over the worker protocol.
+"""Serves the worker protocol of src/trial/python_trial.h (JSON lines on stdin and stdout).
 
-tune's C++ side starts it (src/trial/python_trial.cpp) after `tune trial --dump-batches` has written the exact
-batches the C++ backends train on, so losses are comparable across backends. Timing follows trial_runner.cpp:
-warm-up steps timed apart, then steady-state steps until the median's 95% order-statistic CI is within
-ci_halfwidth or a step/time cap is reached. Every failure becomes a result (compile_error with its stage, oom, ...).
+The trial process (`tune trial`, src/trial/trial_runner.cpp) writes the exact batches the C++ backends train on,
+starts this worker and keeps the measurement: it asks for blocks of steps and applies the stopping rule, the
+statistics and the result's fields (src/trial/measurement.h). This worker builds the module, compiles it, runs the
+steps it is asked for (timed on the device: CUDA events or the host clock), and says how long each step spent
+compiling. Every failure is a reply with its status and stage (compile_error with the compile stage, oom, ...).
 Compatible with torch >= 2.4 and transformers 4.4x / 5.x; torch and transformers are imported only once the
 Inductor cache folder is set, so a cold cache is really cold.
 """
@@ -18,9 +19,11 @@ import shutil
 import sys
 import time
 import traceback
+import warnings
 
 COMPILE_MODES = ("default", "max-autotune-no-cudagraphs", "reduce-overhead", "max-autotune")
 HF_ATTENTION = {"math": "eager", "sdpa": "sdpa"}
+PROTOCOL = 1  # kWorkerProtocol in src/trial/python_trial.h
 
 
 class TrialFailure(Exception):
@@ -29,52 +32,6 @@ class TrialFailure(Exception):
     def __init__(self, status, stage, message):
         super().__init__(message)
         self.status, self.stage, self.message = status, stage, message
-
-
-# ---- statistics: the same rules as src/trial/step_statistics.cpp (a test checks both give equal bounds) ----
-
-def binomial_half_cdf(n, k):
-    """P(X <= k) for X ~ Binomial(n, 1/2), summed in log space as the C++ does."""
-    log_n = math.lgamma(n + 1.0) - n * math.log(2.0)
-    return sum(math.exp(log_n - math.lgamma(i + 1.0) - math.lgamma(n - i + 1.0)) for i in range(k + 1))
-
-
-def lower_order_index(n):
-    """Largest 0-based j with P(X <= j) <= 2.5%; -1 when none exists (n < 6)."""
-    j = -1
-    while j + 1 < n // 2 and binomial_half_cdf(n, j + 1) <= 0.025:
-        j += 1
-    return j
-
-
-def step_statistics(times):
-    """Median, its 95% CI by order statistics (min/max under 6 samples), CV, like step_statistics()."""
-    xs = sorted(times)
-    n = len(xs)
-    if n == 0:
-        return {"samples": 0, "median": 0.0, "ci_low": 0.0, "ci_high": 0.0, "has_ci": False, "cv": 0.0}
-    median = xs[n // 2] if n % 2 else 0.5 * (xs[n // 2 - 1] + xs[n // 2])
-    j = lower_order_index(n)
-    cv = 0.0
-    if n >= 2:
-        mean = sum(xs) / n
-        sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (n - 1))
-        cv = sd / mean if mean > 0 else 0.0
-    return {"samples": n, "median": median, "ci_low": xs[j] if j >= 0 else xs[0],
-            "ci_high": xs[n - 1 - j] if j >= 0 else xs[-1], "has_ci": j >= 0, "cv": cv}
-
-
-def median_ci_within(stats, halfwidth):
-    if not stats["has_ci"] or stats["median"] <= 0:
-        return False
-    return stats["median"] * (1 - halfwidth) <= stats["ci_low"] and stats["ci_high"] <= stats["median"] * (1 + halfwidth)
-
-
-def tail_mean(losses):
-    """Mean of the last quarter of the curve (at least 2 steps), as trial_runner.cpp scores lr trials."""
-    n = max(2, len(losses) // 4)
-    tail = losses[-n:]
-    return sum(tail) / len(tail)
 
 
 # ---- environment: cache, imports, threads, memory ----
@@ -162,18 +119,18 @@ def build_model(torch, transformers, spec):
 
 
 def load_batches(torch, path, module, device):
-    """tune's dumped batches (a tuple: list of {field: tensor}, flops per step, data description), on the device,
-    keeping the fields the HF forward takes (DistilBERT has no token_type_ids)."""
+    """The trial's batches (a list of {field: tensor}, src/trial/batch_dump.h) on the device, keeping the fields
+    the HF forward takes (DistilBERT has no token_type_ids)."""
     import inspect
     from torch.jit._pickle import restore_type_tag  # torch::pickle_save tags typed lists and dicts with it
     with torch.serialization.safe_globals([restore_type_tag]):
-        batches, flops, description = torch.load(path, weights_only=True)
+        batches = torch.load(path, weights_only=True)
     accepted = set(inspect.signature(module.forward).parameters)
     extra = {"use_cache": False} if "use_cache" in accepted else {}
     moved = [dict({k: v.to(device) for k, v in b.items() if k in accepted}, **extra) for b in batches]
     if not moved:
         raise TrialFailure("invalid", "load_batches", "no batches in " + path)
-    return moved, float(flops), str(description)
+    return moved
 
 
 # ---- the training step ----
@@ -276,37 +233,6 @@ def step_failure(torch, e):
     return TrialFailure("crashed", "step", message)
 
 
-class StepLoop:
-    """Runs steps over the batch pool in order, reading losses once a block of steps is timed."""
-
-    def __init__(self, torch, step, batches, device, result):
-        self.torch, self.step, self.batches, self.result = torch, step, batches, result
-        self.clock, self.done = StepClock(torch, device), 0
-
-    def run(self, n):
-        losses = []
-        try:
-            self.clock.mark()
-            for _ in range(n):
-                losses.append(self.step(self.batches[self.done % len(self.batches)]))
-                self.done += 1
-                self.clock.mark()
-            times = self.clock.collect()
-        except TrialFailure:
-            raise
-        except Exception as e:
-            raise step_failure(self.torch, e)
-        for loss in losses:
-            self.record_loss(float(loss.item()))
-        return times
-
-    def record_loss(self, value):
-        # A non-finite loss is named in the message, not kept in the curve: JSON has no NaN (it would be null).
-        if not math.isfinite(value):
-            raise TrialFailure("diverged", "step", "loss became %s at step %d" % (value, len(self.result["losses"]) + 1))
-        self.result["losses"].append(value)
-
-
 # ---- compile accounting: torch's own timers (torch._dynamo.utils.compilation_time_metrics) ----
 
 def compile_timers():
@@ -332,69 +258,7 @@ def compile_parts(totals):
             "kernel_compile": kernels, "total": frames + backward}
 
 
-# ---- one trial: warm-up apart, steady state until the stopping rule (trial_runner.cpp's protocol) ----
-
-def total_steps(spec):
-    if spec["purpose"] == "learning_rate":
-        return max(spec["train_steps"], spec["warmup_steps"] + 1)
-    return spec["warmup_steps"] + spec["max_measure_steps"]
-
-
-def steady_state_reached(spec, step_times):
-    """Why timing may stop now (the CI is tight, or the time cap is reached); empty to go on."""
-    if len(step_times) < spec["min_measure_steps"]:
-        return ""
-    stats = step_statistics(step_times)
-    if median_ci_within(stats, spec["ci_halfwidth"]):
-        return "median's 95%% CI within +-%.0f%% after %d steps" % (100 * spec["ci_halfwidth"], stats["samples"])
-    if sum(step_times) >= spec["measure_seconds"]:
-        return "time cap %.0f s after %d steps (CI %.3f-%.3f s)" % (spec["measure_seconds"], stats["samples"],
-                                                                   stats["ci_low"], stats["ci_high"])
-    return ""
-
-
-def run_warmup(loop, spec, result):
-    """The first K steps one at a time, so the compile time spent inside each is known (torch compiles lazily,
-    in the first call): compile_seconds is that time, the first-step figures are the rest of those steps."""
-    walls, compiles = [], []
-    for _ in range(spec["warmup_steps"]):
-        before = compile_parts(compile_timers()[0])["total"]
-        walls += loop.run(1)
-        compiles.append(min(walls[-1], compile_parts(compile_timers()[0])["total"] - before))
-        if len(walls) == 1:
-            result["_frames_after_first_step"] = compile_timers()[1]
-    result["compile_seconds"] = sum(compiles)
-    if walls:
-        result["first_step_seconds"] = max(0.0, walls[0] - compiles[0])
-        result["first_steps_seconds"] = max(0.0, sum(walls) - sum(compiles))
-        result["later_warmup_seconds"] = max(0.0, result["first_steps_seconds"] - result["first_step_seconds"])
-
-
-def run_steps(loop, spec, result):
-    run_warmup(loop, spec, result)
-    steps = total_steps(spec)
-    while loop.done < steps:
-        result["step_times"] += loop.run(min(loop.clock.block_steps, steps - loop.done))
-        if spec["purpose"] != "throughput":
-            continue
-        result["steady_state_stop"] = steady_state_reached(spec, result["step_times"])
-        if result["steady_state_stop"]:
-            return
-    result["steady_state_stop"] = "step cap: %d steps" % len(result["step_times"])
-
-
-def summarise(spec, result):
-    stats = step_statistics(result["step_times"])
-    result.update(step_time_median=stats["median"], step_time_ci_low=stats["ci_low"],
-                  step_time_ci_high=stats["ci_high"], step_time_cv=stats["cv"])
-    if stats["median"] > 0:
-        result["samples_per_second"] = spec["batch_size"] / stats["median"]
-        result["tokens_per_second"] = result["samples_per_second"] * spec["seq_len"]
-    result["compile_overhead_seconds"] = max(
-        0.0, result["compile_seconds"] + result["first_steps_seconds"] - spec["warmup_steps"] * stats["median"])
-    if result["losses"]:
-        result["score_loss"] = tail_mean(result["losses"])
-
+# ---- compile accounting for the trial's result ----
 
 def counted(messages):
     """Repeated messages once, with their count, as warning_capture.cpp keeps libtorch's warnings."""
@@ -404,7 +268,7 @@ def counted(messages):
     return [m + (" (x%d)" % n if n > 1 else "") for m, n in counts.items()]
 
 
-def compile_account(torch, transformers, spec, step, result, cache_state):
+def compile_account(torch, transformers, spec, step, result, cache_state, frames_after_first_step):
     """compile_info and compile_parts for the result: what was compiled, its phases, graphs, breaks, recompiles."""
     versions = "torch %s, transformers %s" % (torch.__version__, transformers.__version__)
     if spec["backend"] != "inductor":
@@ -413,7 +277,7 @@ def compile_account(torch, transformers, spec, step, result, cache_state):
     totals, frames = compile_timers()
     parts = compile_parts(totals)
     result["compile_parts"] = {k: v for k, v in parts.items() if k != "total"}
-    recompiles = frames - result.pop("_frames_after_first_step", frames)
+    recompiles = frames - (frames if frames_after_first_step is None else frames_after_first_step)
     breaks = sum(counters["graph_break"].values())
     result["warnings"] += ["graph break: %s (x%d)" % (reason.splitlines()[0], n) for reason, n in
                            counters["graph_break"].items()]
@@ -440,82 +304,130 @@ def build_stage(torch, transformers, spec):
                            (spec["model"]["hf_class"], type(e).__name__, str(e)[:4000]))
 
 
-def measure(torch, transformers, spec, batches_path, result, cache_state):
-    import warnings
-    with warnings.catch_warnings(record=True) as caught:
+# ---- one trial: the session the protocol drives ----
+
+def finite_or_text(value):
+    """A loss as JSON can carry it: non-finite ones as text ("nan", "inf"); the trial process ends the curve there."""
+    return value if math.isfinite(value) else str(value)
+
+
+class Session:
+    """One trial's module and training step, built at start; then the steps the trial asks for. Warm-up steps
+    (the spec's first warmup_steps) are timed one by one with torch's compile timers read around each (torch
+    compiles lazily, inside a step); later steps are timed in blocks of the clock's size, nothing read inside."""
+
+    def __init__(self, spec):
+        self.spec, self.torch, self.transformers, self.step = spec, None, None, None
+        self.cache, self.cold, self.cache_state, self.failed = None, False, "", False
+        self.steps_done, self.frames_after_first_step = 0, None
+        self._catching = warnings.catch_warnings(record=True)
+        self.caught = self._catching.__enter__()
         warnings.simplefilter("always")
-        module = build_stage(torch, transformers, spec)
-        result["parameter_count"] = sum(p.numel() for p in module.parameters())
-        try:
-            batches, result["flops_per_step"], data = load_batches(torch, batches_path, module, torch.device(spec["device"]))
-        except Exception as e:  # missing file, unpickling error, wrong layout
-            raise TrialFailure("invalid", "load_batches", "cannot read batches %s: %s: %s" % (batches_path, type(e).__name__, e))
-        print("tune: data: %s (%d batches from %s)" % (data, len(batches), batches_path), file=sys.stderr)
-        step = TrainStep(torch, module, spec)
-        try:
-            run_steps(StepLoop(torch, step, batches, spec["device"], result), spec, result)
-        finally:
-            result["warnings"] += counted(str(w.message).splitlines()[0] for w in caught if str(w.message))
-    result["compile_info"] = compile_account(torch, transformers, spec, step, result, cache_state)
-    result["status"] = "ok"
-    summarise(spec, result)
 
-
-def empty_result():
-    result = {k: 0.0 for k in ("compile_seconds", "first_step_seconds", "later_warmup_seconds", "first_steps_seconds",
-                               "compile_overhead_seconds", "step_time_median", "step_time_ci_low", "step_time_ci_high",
-                               "step_time_cv", "samples_per_second", "tokens_per_second", "score_loss",
-                               "flops_per_step")}
-    result.update(status="crashed", error_stage="", error_message="", steady_state_stop="", step_times=[], losses=[],
-                  warnings=[], compile_info="", compile_parts={}, peak_memory_bytes=0, parameter_count=0)
-    return result
-
-
-def run_trial(spec, batches_path, out_dir):
-    """Never raises for the trial's own failure: it becomes the result's status, stage and message."""
-    result, torch, cache, cold, state = empty_result(), None, None, False, ""
-    try:
+    def start(self, batches_path, work_dir):
+        spec = self.spec
         if spec.get("backend") not in ("inductor", "hf-eager"):
             raise TrialFailure("invalid", "setup", "backend '%s': expected inductor or hf-eager" % spec.get("backend"))
         if spec["threads"] > 0:
             os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = str(spec["threads"])  # compile on the trial's cores
         if spec["backend"] == "inductor":
-            cache, state, cold = prepare_inductor_cache(out_dir)
-        torch, transformers = import_torch_stack()
-        set_threads(torch, spec["threads"])
-        cap_memory(torch, spec)
-        measure(torch, transformers, spec, batches_path, result, state)
-    except TrialFailure as f:
-        result.update(status=f.status, error_stage=f.stage, error_message=f.message)
-    except Exception as e:
-        oom = torch is not None and is_out_of_memory(torch, e)
-        result.update(status="oom" if oom else "crashed", error_stage="run", error_message=traceback.format_exc()[-4000:])
-    finally:
-        result.pop("_frames_after_first_step", None)
-        result["peak_memory_bytes"] = peak_memory_bytes(torch, spec.get("device", "cpu")) if torch else 0
-        if cold:
-            shutil.rmtree(cache, ignore_errors=True)  # cold by construction; keeping it would only cost disk
-    return result
+            self.cache, self.cache_state, self.cold = prepare_inductor_cache(work_dir)
+        self.torch, self.transformers = import_torch_stack()
+        set_threads(self.torch, spec["threads"])
+        cap_memory(self.torch, spec)
+        module = build_stage(self.torch, self.transformers, spec)
+        try:
+            self.batches = load_batches(self.torch, batches_path, module, self.torch.device(spec["device"]))
+        except TrialFailure:
+            raise
+        except Exception as e:  # missing file, unpickling error, wrong layout
+            raise TrialFailure("invalid", "load_batches", "cannot read batches %s: %s: %s" % (batches_path, type(e).__name__, e))
+        print("tune: worker: %d batches from %s" % (len(self.batches), batches_path), file=sys.stderr)
+        self.step = TrainStep(self.torch, module, spec)
+        self.clock = StepClock(self.torch, spec["device"])
+        return {"parameter_count": sum(p.numel() for p in module.parameters()), "block_steps": self.clock.block_steps}
+
+    def run_steps(self, n):
+        times, compiles, losses = [], [], []
+        try:
+            while len(times) < n:
+                warmup = self.steps_done < self.spec["warmup_steps"]
+                before = compile_parts(compile_timers()[0])["total"] if warmup else 0.0
+                block = self.timed(1 if warmup else n - len(times), losses)
+                times += block
+                compiles += [compile_parts(compile_timers()[0])["total"] - before] if warmup else [0.0] * len(block)
+                if self.frames_after_first_step is None:
+                    self.frames_after_first_step = compile_timers()[1]
+        except TrialFailure:
+            raise
+        except Exception as e:
+            raise step_failure(self.torch, e)
+        return {"times": times, "compile_seconds": compiles, "losses": [finite_or_text(float(l.item())) for l in losses]}
+
+    def timed(self, n, losses):
+        self.clock.mark()
+        for _ in range(n):
+            losses.append(self.step(self.batches[self.steps_done % len(self.batches)]))
+            self.steps_done += 1
+            self.clock.mark()
+        return self.clock.collect()
+
+    def finish(self):
+        self._catching.__exit__(None, None, None)
+        reply = {"compile_info": "", "compile_parts": {}, "peak_memory_bytes": 0,
+                 "warnings": counted(str(w.message).splitlines()[0] for w in self.caught if str(w.message))}
+        if self.torch is not None and self.step is not None and not self.failed:
+            reply["compile_info"] = compile_account(self.torch, self.transformers, self.spec, self.step, reply,
+                                                    self.cache_state, self.frames_after_first_step)
+        if self.torch is not None:
+            reply["peak_memory_bytes"] = peak_memory_bytes(self.torch, self.spec.get("device", "cpu"))
+        if self.cold:
+            shutil.rmtree(self.cache, ignore_errors=True)  # cold by construction; keeping it would only cost disk
+        return reply
+
+
+def failure_reply(session, e):
+    """A failure as the protocol sends it; anything but a TrialFailure is a crash (or an out-of-memory) in `run`."""
+    if session is not None:
+        session.failed = True
+    if isinstance(e, TrialFailure):
+        return {"failure": {"status": e.status, "stage": e.stage, "message": e.message}}
+    torch = session.torch if session is not None else None
+    oom = torch is not None and is_out_of_memory(torch, e)
+    return {"failure": {"status": "oom" if oom else "crashed", "stage": "run", "message": traceback.format_exc()[-4000:]}}
+
+
+def serve(requests, replies, new_session=Session):
+    """The protocol loop: start, steps, finish (src/trial/python_trial.h); one JSON line per reply."""
+    session = None
+    for line in requests:
+        request = json.loads(line)
+        op = request.get("op")
+        try:
+            if op == "start":
+                if request.get("protocol") != PROTOCOL:
+                    raise TrialFailure("crashed", "worker", "protocol %r: this worker speaks %d" % (request.get("protocol"), PROTOCOL))
+                session = new_session(request["spec"])
+                reply = {"ready": session.start(request["batches"], request["dir"])}
+            elif op == "steps":
+                reply = {"steps": session.run_steps(int(request["n"]))}
+            elif op == "finish":
+                reply = {"finish": session.finish() if session is not None else {}}
+            else:
+                raise TrialFailure("crashed", "worker", "unknown request %r" % op)
+        except Exception as e:  # the trial's own failure, never the worker's end
+            reply = failure_reply(session, e)
+        replies.write(json.dumps(reply) + "\n")
+        replies.flush()
+        if op == "finish":
+            return
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--spec", required=True, help="TrialSpec JSON (as tune writes into a trial folder)")
-    parser.add_argument("--batches", required=True, help="batches dumped by `tune trial --dump-batches`")
-    parser.add_argument("--out", required=True, help="TrialResult JSON to write")
-    args = parser.parse_args(argv)
-    try:
-        with open(args.spec) as f:
-            spec = json.load(f)
-        result = run_trial(spec, args.batches, os.path.dirname(os.path.abspath(args.out)))
-    except (OSError, ValueError, KeyError) as e:
-        result = dict(empty_result(), status="invalid", error_stage="setup",
-                      error_message="trial spec '%s' is not a valid spec: %s: %s" % (args.spec, type(e).__name__, e))
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=2)
-        f.write("\n")
-    detail = "" if result["status"] == "ok" else " (%s: %s)" % (result["error_stage"], result["error_message"][:500])
-    print("tune: trial %s%s" % (result["status"], detail), file=sys.stderr)
+    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
+    replies = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)  # whatever a library prints goes to the trial's log, never into the protocol
+    serve(sys.stdin, replies)
     return 0
 
 

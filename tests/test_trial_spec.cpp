@@ -1,0 +1,95 @@
+// The trial spec's identity: every field of its JSON has a written decision (part of the key or not), keys of
+// trials stored by earlier versions are what this version computes (so a rerun reuses them), and the JSON keeps
+// its flat form.
+#include <gtest/gtest.h>
+
+#include <sqlite3.h>
+
+#include <filesystem>
+#include <set>
+
+#include "trial/trial_spec.h"
+#include "util/paths.h"
+
+using namespace tune;
+
+namespace {
+
+// (config_key, spec_json) of every trial in a store, read as stored, without opening it as a tune database.
+std::vector<std::pair<std::string, std::string>> stored_keys(const std::string& path) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  sqlite3* db = nullptr;
+  if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) != SQLITE_OK) {
+    sqlite3_close(db);
+    return rows;
+  }
+  sqlite3_stmt* s = nullptr;
+  sqlite3_prepare_v2(db, "SELECT config_key, spec_json FROM trials", -1, &s, nullptr);
+  while (s && sqlite3_step(s) == SQLITE_ROW)
+    rows.emplace_back(reinterpret_cast<const char*>(sqlite3_column_text(s, 0)),
+                      reinterpret_cast<const char*>(sqlite3_column_text(s, 1)));
+  sqlite3_finalize(s);
+  sqlite3_close(db);
+  return rows;
+}
+
+}  // namespace
+
+// A field added to the spec reaches spec.json (or no trial process would see it): here it must be given a rule.
+TEST(TrialSpec, EveryFieldHasAKeyDecision) {
+  const nlohmann::json spec = TrialSpec{};
+  std::set<std::string> decided;
+  for (const auto& field : spec_key_fields()) {
+    EXPECT_TRUE(decided.insert(field.name).second) << field.name << " is decided twice";
+    EXPECT_TRUE(spec.contains(field.name)) << field.name << " is decided but is no field of the spec";
+  }
+  for (const auto& [name, value] : spec.items())
+    EXPECT_TRUE(decided.count(name)) << "spec field '" << name << "' has no key decision (trial_spec.cpp)";
+}
+
+TEST(TrialSpec, WhatDefinesTheResultChangesTheKeyAndPatienceDoesNot) {
+  TrialSpec base;
+  TrialSpec other = base;
+  other.timeout_seconds = 5;
+  EXPECT_EQ(other.config_key(), base.config_key());
+  other = base;
+  other.data.corpus_path = "synthetic";
+  EXPECT_NE(other.config_key(), base.config_key());
+  other = base;
+  other.paired.rounds = 3;  // only a paired trial has rounds
+  EXPECT_EQ(other.config_key(), base.config_key());
+  other.purpose = TrialPurpose::paired;
+  TrialSpec paired = base;
+  paired.purpose = TrialPurpose::paired;
+  EXPECT_NE(other.config_key(), paired.config_key());
+}
+
+// The committed stores hold trials of earlier tune versions: their stored keys are this version's keys.
+TEST(TrialSpec, KeysOfCommittedTrialsAreUnchanged) {
+  size_t checked = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(std::filesystem::path(tune_home()) / "reports")) {
+    if (entry.path().extension() != ".db") continue;
+    for (const auto& [key, spec_json] : stored_keys(entry.path().string())) {
+      EXPECT_EQ(nlohmann::json::parse(spec_json).get<TrialSpec>().config_key(), key) << entry.path() << ": " << spec_json;
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 100u) << "the committed stores hold this many trials";
+}
+
+TEST(TrialSpec, JsonIsFlatAndRoundTrips) {
+  TrialSpec s;
+  s.step.backend = "jit";
+  s.measure.warmup_steps = 7;
+  s.data.tokenizer_dir = "/tok";
+  s.paired.backends = {"eager"};
+  s.test.inject_slowdown = 0.25;
+  const nlohmann::json j = s;
+  EXPECT_EQ(j.at("backend"), "jit");
+  EXPECT_EQ(j.at("warmup_steps"), 7);
+  EXPECT_EQ(j.at("tokenizer_dir"), "/tok");
+  EXPECT_EQ(j.at("paired_backends"), nlohmann::json::array({"eager"}));
+  EXPECT_EQ(j.at("inject_slowdown"), 0.25);
+  const TrialSpec back = j.get<TrialSpec>();
+  EXPECT_EQ(nlohmann::json(back), j);
+}
