@@ -53,6 +53,60 @@ Recorded load_grid(const std::string& path, const TimeToLossTarget& target, std:
   return r;
 }
 
+// The learning rates the grid lists, ascending.
+std::vector<double> listed_rates(const std::string& path) {
+  std::vector<double> rates;
+  for (const auto& t : Database(path).trials(1))
+    if (t.spec.purpose == TrialPurpose::learning_rate &&
+        std::find(rates.begin(), rates.end(), t.spec.learning_rate) == rates.end())
+      rates.push_back(t.spec.learning_rate);
+  std::sort(rates.begin(), rates.end());
+  return rates;
+}
+
+struct Replayed {
+  TimeToLossOutcome outcome;
+  double cost_seconds = 0;
+};
+
+// The time-to-loss stage with `lr_tuner`, its ladder (when it runs one) from `start_batch`, on the recorded grid.
+Replayed replay(const Recorded& rec, const std::vector<double>& rates, const std::string& lr_tuner, int start_batch,
+                bool cap) {
+  TimeToLossPlan plan = rec.plan;
+  plan.lr_tuner = lr_tuner;
+  plan.throughput_batch = start_batch;
+  plan.max_batch_size = rec.plan.step_seconds.rbegin()->first;
+  plan.lr_space.learning_rates = rates;
+  plan.lr_space.min_learning_rate = rates.front();
+  plan.lr_space.max_learning_rate = rates.back();
+  plan.lr_space.max_trials = 100;
+  plan.lr_space.min_train_steps = 4;  // a trial's 3 warm-up steps and one more, as the engine says
+  plan.time_cap = cap;
+  TimeToLossLadder ladder(plan);
+  LandscapeSource source(rec.landscape);
+  const DriveOutcome run = drive(ladder, source);
+  return {ladder.outcome(false), run.run_seconds()};
+}
+
+// The grid first (the reference), then every other learning-rate strategy of the registry.
+std::vector<std::string> strategies() {
+  std::vector<std::string> names{"grid"};
+  for (const auto& name : tuner_names())
+    if (name != "grid" && tuner_supports(name, StageObjective::loss)) names.push_back(name);
+  return names;
+}
+
+std::vector<std::string> row(const std::string& name, const std::string& start, const Replayed& r, double truth,
+                             double grid_cost) {
+  const auto& best = r.outcome.best;
+  if (!best) return {name, start, "-", "-", "-", "-", std::to_string(r.outcome.trials.size()),
+                     strf("%.1f", r.cost_seconds), strf("%.0f%%", 100 * r.cost_seconds / grid_cost)};
+  return {name, start, strf("%d", best->candidate.batch_size), strf("%.2e", best->candidate.learning_rate),
+          strf("%.3f", best->seconds_to_target), strf("%+.1f%%", 100 * regret(best->seconds_to_target, truth, Better::lower)),
+          std::to_string(r.outcome.trials.size()), strf("%.1f", r.cost_seconds),
+          strf("%.0f%%", 100 * r.cost_seconds / grid_cost)};
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -65,57 +119,25 @@ int main(int argc, char** argv) {
                                 argc > 4 ? std::stod(argv[4]) : 3e-3};
   // What-if: the same trials with another fixed cost per trial (process start, model build).
   const Recorded rec = load_grid(argv[1], target, argc > 5 ? std::optional<double>(std::stod(argv[5])) : std::nullopt);
-  std::vector<double> rates;
-  for (const auto& t : Database(argv[1]).trials(1))
-    if (t.spec.purpose == TrialPurpose::learning_rate &&
-        std::find(rates.begin(), rates.end(), t.spec.learning_rate) == rates.end())
-      rates.push_back(t.spec.learning_rate);
-  std::sort(rates.begin(), rates.end());
-  auto run = [&](const std::string& lr_tuner, int start_batch, bool cap) {
-    TimeToLossPlan plan = rec.plan;
-    plan.lr_tuner = lr_tuner;
-    plan.throughput_batch = start_batch;
-    plan.max_batch_size = rec.plan.step_seconds.rbegin()->first;
-    plan.lr_space.learning_rates = rates;
-    plan.lr_space.min_learning_rate = rates.front();
-    plan.lr_space.max_learning_rate = rates.back();
-    plan.lr_space.max_trials = 100;
-    plan.lr_space.min_train_steps = 4;  // a trial's 3 warm-up steps and one more, as the engine says
-    plan.time_cap = cap;
-    TimeToLossLadder ladder(plan);
-    LandscapeSource source(rec.landscape);
-    const DriveOutcome run = drive(ladder, source);
-    return std::make_pair(ladder.outcome(false), run.run_seconds());
-  };
-  const auto [truth, grid_cost] = run("grid", 1, false);
-  if (!truth.best) {
+  const std::vector<double> rates = listed_rates(argv[1]);
+  const Replayed truth = replay(rec, rates, "grid", 1, false);
+  if (!truth.outcome.best) {
     std::cerr << "replay_efficiency: no grid trial reached the target\n";
     return 1;
   }
-  // The grid first (the reference), then every other learning-rate strategy of the registry: a joint-space
-  // one (it searches batch sizes too) once, a ladder from each recorded batch size.
-  std::vector<std::string> strategies{"grid"};
-  for (const auto& name : tuner_names())
-    if (name != "grid" && tuner_supports(name, StageObjective::loss)) strategies.push_back(name);
+  const TimeToLossTrial& best = *truth.outcome.best;
   std::vector<std::vector<std::string>> rows;
-  for (const auto& name : strategies)
-    for (int start : {1, 2, 4, 8, 16, 32}) {
-      const bool joint = tuner_supports(name, StageObjective::throughput);
-      if (!rec.plan.step_seconds.count(start) || (joint && start != 1)) continue;
-      const auto [out, cost] = run(name, start, true);
-      const auto& best = out.best;
-      rows.push_back({name, joint ? "joint" : std::to_string(start), best ? strf("%d", best->candidate.batch_size) : "-",
-                      best ? strf("%.2e", best->candidate.learning_rate) : "-",
-                      best ? strf("%.3f", best->seconds_to_target) : "-",
-                      best ? strf("%+.1f%%", 100 * regret(best->seconds_to_target, truth.best->seconds_to_target,
-                                                          Better::lower))
-                           : "-",
-                      std::to_string(out.trials.size()), strf("%.1f", cost), strf("%.0f%%", 100 * cost / grid_cost)});
-    }
+  for (const auto& name : strategies()) {
+    const bool joint = tuner_supports(name, StageObjective::throughput);  // it searches batch sizes too: once
+    for (int start : {1, 2, 4, 8, 16, 32})
+      if (rec.plan.step_seconds.count(start) && (!joint || start == 1))
+        rows.push_back(row(name, joint ? "joint" : std::to_string(start), replay(rec, rates, name, start, true),
+                           best.seconds_to_target, truth.cost_seconds));
+  }
   std::cout << strf("Replayed on the recorded grid (%s): target %.4f, best batch %d lr %.2e in %.3f s; the full grid "
                     "costs %.1f s replayed (trial overhead %.1f s each); learning-rate trials only (no throughput stage).\n\n",
-                    argv[1], truth.target_loss, truth.best->candidate.batch_size, truth.best->candidate.learning_rate,
-                    truth.best->seconds_to_target, grid_cost, rec.trial_overhead);
+                    argv[1], truth.outcome.target_loss, best.candidate.batch_size, best.candidate.learning_rate,
+                    best.seconds_to_target, truth.cost_seconds, rec.trial_overhead);
   write_markdown_table(std::cout, {"strategy", "ladder start batch", "batch", "lr", "s to target", "regret", "trials",
                                    "cost s", "cost / grid"}, rows);
   return 0;
