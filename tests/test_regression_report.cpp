@@ -7,8 +7,8 @@
 #include <random>
 #include <sstream>
 
-#include "report/regression_report.h"
-#include "report/regression_report_writer.h"
+#include "regress/report.h"
+#include "regress/report_writer.h"
 #include "test_helpers.h"
 #include "util/paths.h"
 

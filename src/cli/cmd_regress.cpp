@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "instance/torch_instance.h"
-#include "report/regression_report_writer.h"
+#include "regress/report_writer.h"
 #include "util/join.h"
 #include "util/paths.h"
 #include "util/table_format.h"

@@ -1,6 +1,6 @@
 // Measures the regression set with paired trial processes (trial/paired_trial.h), one per model and repeat,
 // each giving one paired speedup per compiled backend; reads and writes the run as the JSON reference.
-#include "report/regression_run.h"
+#include "regress/run.h"
 
 #include <algorithm>
 #include <ctime>

@@ -1,7 +1,7 @@
 // Exact Mann-Whitney distribution from the Gaussian binomial coefficient, the Hodges-Lehmann shift and
 // the Moses interval read off the sorted pairwise differences at the exact critical value.
 // Rank-based on purpose: one trial disturbed by a co-tenant moves a rank, not the estimate.
-#include "report/shift_test.h"
+#include "stats/shift_test.h"
 
 #include <algorithm>
 #include <cmath>

@@ -5,12 +5,12 @@
 // absolute_max_drop; the seeded loss gates beyond loss_tolerance; a trial that broke (compile error, crash,
 // divergence) gates, one that could not run here (timeout, out of memory, invalid spec) makes the check
 // inconclusive.
-#include "report/regression_report.h"
+#include "regress/report.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "report/shift_test.h"
+#include "stats/shift_test.h"
 #include "trial/backend_label.h"
 #include "util/table_format.h"
 

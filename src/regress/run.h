@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "instance/instance.h"
-#include "report/regression_config.h"
+#include "regress/config.h"
 
 namespace tune {
 
