@@ -11,17 +11,12 @@
 #include <cmath>
 
 #include "stats/shift_test.h"
+#include "stats/statistics.h"
 #include "trial/backend_label.h"
 #include "util/table_format.h"
 
 namespace tune {
 namespace {
-
-double median(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  const size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
-}
 
 // log of each repeat's paired speedup: one sample per trial process, as the ratios of one process share
 // its state (layout, frequency) and would understate the spread between processes if pooled.

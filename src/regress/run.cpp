@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "stats/statistics.h"
 #include "trial/trial_process.h"
 #include "util/table_format.h"
 
@@ -22,12 +23,6 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-double median(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  const size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
 }
 
 // The trial of one repeat: every backend still running, warmup + rounds * block_steps steps each and no
