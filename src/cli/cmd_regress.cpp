@@ -93,7 +93,7 @@ int record(const RegressionConfig& config, const RegressionRunContext& context, 
     std::cerr << "tune regress: could not record: some trials failed:\n";
     for (const auto& m : run.models)
       for (const auto& b : m.backends)
-        if (b.status != "ok") std::cerr << "- " << m.model << " " << b.backend << ": " << b.status << ": " << b.error << "\n";
+        if (!b.ok()) std::cerr << "- " << m.model << " " << b.backend << ": " << to_string(b.status) << ": " << b.error << "\n";
     return 2;
   }
   write_regression_run(path, run);
