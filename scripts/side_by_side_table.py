@@ -1,27 +1,32 @@
 #!/usr/bin/env python3
 # The side-by-side table of scripts/side-by-side from its store: per model x precision x backend, the fixed
 # workload's step time, samples/s, compile parts, break-even steps against both eager baselines, loss agreement.
-"""usage: side_by_side_table.py STORE.db  (markdown on stdout)
+"""usage: side_by_side_table.py STORE.db [--tune PATH]  (markdown on stdout)
+
+The store is read through `tune export --json` (PATH: the tune binary, default build/tune).
 
 Break-even of a compiled backend against a baseline at the same batch: the steps N after which
 N * t_compiled + overhead < N * t_baseline, i.e. overhead / (t_baseline - t_compiled); "never" when not faster.
 Loss: the learning-rate trial's loss after its last step (same weights, batches and rate for every backend);
 dropout draws differ between C++ and Python and between eager and compiled, so agreement is within a tolerance.
 """
-import json
-import sqlite3
-import sys
+import argparse
+
+from tune_export import BUILT_TUNE, export_database
 
 BACKENDS = ["eager", "jit", "inductor", "hf-eager"]
 LOSS_TOLERANCE = 0.02  # relative: dropout (p=0.1) draws differ across runtimes; a wrong step differs by far more
 
 
-def load(db):
-    rows = db.execute("""SELECT s.model, s.precision, s.backend, t.purpose, t.status, t.result_json
-                         FROM trials t JOIN studies s ON s.id = t.study_id WHERE s.seq_len = 128""").fetchall()
+def load(doc):
+    """(model, precision, backend) -> purpose -> (status, result) of the seq-128 studies, trials in id order."""
     cells = {}
-    for model, precision, backend, purpose, status, result in rows:
-        cells.setdefault((model, precision, backend), {})[purpose] = (status, json.loads(result))
+    for study in doc["studies"]:
+        if study["seq_len"] != 128:
+            continue
+        for t in study["trials"]:
+            cell = cells.setdefault((study["model"], study["precision"], study["backend"]), {})
+            cell[t["spec"]["purpose"]] = (t["result"]["status"], t["result"])
     return cells
 
 
@@ -56,8 +61,8 @@ def row(cells, model, precision, backend):
         r["peak_memory_bytes"] / 2**30, first, loss, 100 * (loss - ref) / ref, "ok" if agree else "DIFFERS")
 
 
-def main(path):
-    cells = load(sqlite3.connect(path))
+def main(path, tune):
+    cells = load(export_database(tune, path))
     models = sorted({k[0] for k in cells})
     print("| model | precision | backend | s/step (95% CI) | samples/s | compile s (parts) | overhead s | "
           "break-even vs C++ eager | vs HF eager | peak GiB | lr trial: first loss | last loss (vs C++ eager) |")
@@ -71,4 +76,8 @@ def main(path):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    ap = argparse.ArgumentParser(description="the side-by-side table of a tune store (markdown on stdout)")
+    ap.add_argument("store")
+    ap.add_argument("--tune", default=BUILT_TUNE, help="the tune binary (default: build/tune)")
+    a = ap.parse_args()
+    main(a.store, a.tune)

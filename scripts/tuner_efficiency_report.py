@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # Writes the tuner efficiency report (scripts/tuner-efficiency): per strategy the config it chose, its
 # time to the target loss, regret against the exhaustive grid's best, and cost against the grid's.
-import argparse, json, math, os, platform, sqlite3, statistics, subprocess, time
+import argparse, json, math, os, platform, statistics, subprocess, time
+
+from tune_export import BUILT_TUNE, export_database
 
 
 def load(work, key):
@@ -19,18 +21,14 @@ def load(work, key):
             "ttl": search.get("time_to_loss") or {}}
 
 
-def tuners_of(name, settings_text):
-    if name == "grid":
-        return "grid", "grid"
-    defaults = dict(line.split(":", 1) for line in settings_text.splitlines()
-                    if line.split(":", 1)[0] in ("batch_tuner", "lr_tuner"))
-    batch = defaults["batch_tuner"].split("#")[0].strip()
-    lr = defaults["lr_tuner"].split("#")[0].strip()
-    if name == "default":
-        return batch, lr
-    if name in ("grid", "random", "batch_search"):
-        return (name, name) if name != "batch_search" else (name, lr)
-    return batch, name
+def tuners_of(run):
+    """The strategies that ran, as the run's own JSON states them ("?" for a run that failed before writing it)."""
+    return run["search"].get("batch_tuner", "?"), run["search"].get("lr_tuner", "?")
+
+
+def regret(seconds, best_seconds):
+    """How much slower a choice reaches the target than the best: 0.05 = 5% slower."""
+    return seconds / best_seconds - 1
 
 
 def grid_lookup(grid):
@@ -42,14 +40,15 @@ def grid_lookup(grid):
     return table
 
 
-def grid_step_seconds(work, grid_keys):
-    """The judge's clock: batch -> median step time over the grid runs' throughput trials and their reruns
-    (clock.txt, written by scripts/tuner-efficiency)."""
+def grid_step_seconds(work, grid_keys, tune):
+    """The judge's clock: batch -> median step time over the grid runs' throughput trials (read through
+    `tune export`) and their reruns (clock.txt, written by scripts/tuner-efficiency)."""
     samples = {}
     for key in grid_keys:
-        db = sqlite3.connect(os.path.join(work, key + ".db"))
-        for b, t in db.execute("SELECT batch_size, step_time FROM trials WHERE purpose = 'throughput' AND status = 'ok'"):
-            samples.setdefault(b, []).append(t)
+        for study in export_database(tune, os.path.join(work, key + ".db"))["studies"]:
+            for t in study["trials"]:
+                if t["spec"]["purpose"] == "throughput" and t["result"]["status"] == "ok":
+                    samples.setdefault(t["spec"]["batch_size"], []).append(t["result"]["step_time_median"])
     clock = os.path.join(work, "clock.txt")
     for line in (open(clock) if os.path.exists(clock) else []):
         b, t = line.split()
@@ -76,8 +75,9 @@ def main():
     ap = argparse.ArgumentParser()
     for flag in ("--work", "--settings", "--model", "--seed", "--command", "--out"):
         ap.add_argument(flag, required=True)
+    ap.add_argument("--tune", help="the tune binary that reads the databases (default: WORK/tune, else build/tune)")
     a = ap.parse_args()
-    settings_text = open(a.settings).read()
+    tune = a.tune or next((p for p in (os.path.join(a.work, "tune"), BUILT_TUNE) if os.access(p, os.X_OK)), "tune")
     times = {}
     for line in open(os.path.join(a.work, "times.txt")):
         name, start, end = line.split()
@@ -90,12 +90,12 @@ def main():
     truth = best["seconds_to_target"]
     grid_cost = statistics.median(g["search"]["trial_seconds"] for g in grids)
     lookup = grid_lookup(grid)
-    grid_steps, clock_samples = grid_step_seconds(a.work, [g["key"] for g in grids])
+    grid_steps, clock_samples = grid_step_seconds(a.work, [g["key"] for g in grids], tune)
     judge = judged_truth(grid, grid_steps)
     results = []
     for r in runs:
         b = r["ttl"].get("best")
-        batch_tuner, lr_tuner = tuners_of(r["name"], settings_text)
+        batch_tuner, lr_tuner = tuners_of(r)
         entry = {"strategy": r["name"], "repeat": r["repeat"], "batch_tuner": batch_tuner, "lr_tuner": lr_tuner,
                  "target_loss": r["ttl"].get("target_loss"), "trials": r["search"]["trials_run"] + r["search"]["trials_reused"],
                  "cost_seconds": r["search"]["trial_seconds"], "cost_share": r["search"]["trial_seconds"] / grid_cost,
@@ -106,16 +106,16 @@ def main():
             on_grid = lookup.get(key, "absent")
             entry.update({"batch_size": b["batch_size"], "learning_rate": b["learning_rate"],
                           "seconds_to_target": b["seconds_to_target"], "steps_to_target": b["steps_to_target"],
-                          "regret": b["seconds_to_target"] / truth - 1,
+                          "regret": regret(b["seconds_to_target"], truth),
                           "grid_seconds_of_choice": None if on_grid == "absent" else on_grid,
                           "choice_on_grid": on_grid != "absent"})
             if on_grid not in ("absent", None):
-                entry["regret_on_grid_figures"] = on_grid / truth - 1
+                entry["regret_on_grid_figures"] = regret(on_grid, truth)
             # Loss curves replay exactly (same seed, same data); only step times are noisy. The steps the
             # strategy's own trial needed x the grid's step time at that batch puts every choice on one clock.
             if b["batch_size"] in grid_steps:
-                entry["regret_at_grid_step_times"] = (b["steps_to_target"] * grid_steps[b["batch_size"]] /
-                                                      judge["seconds_on_clock"] - 1)
+                entry["regret_at_grid_step_times"] = regret(b["steps_to_target"] * grid_steps[b["batch_size"]],
+                                                            judge["seconds_on_clock"])
         # Judged at the grid's step times: the strategy's own step times carry its own share of the
         # machine's noise.
         judged = entry.get("regret_at_grid_step_times", entry.get("regret"))
@@ -146,7 +146,8 @@ def summarise(runs):
         regrets = [r["judged_regret"] for r in mine if r.get("judged_regret") is not None]
         shares = [r["cost_share"] for r in mine]
         median_regret = statistics.median(regrets) if len(regrets) == len(mine) else None
-        out.append({"strategy": name, "batch_tuner": mine[0]["batch_tuner"], "lr_tuner": mine[0]["lr_tuner"],
+        known = [r for r in mine if r["batch_tuner"] != "?"] or mine  # a failed run did not say
+        out.append({"strategy": name, "batch_tuner": known[0]["batch_tuner"], "lr_tuner": known[0]["lr_tuner"],
                     "runs": len(mine), "choices": [(r.get("batch_size"), r.get("learning_rate")) for r in mine],
                     "judged_regret_median": median_regret, "judged_regret_max": max(regrets) if regrets else None,
                     "trials_median": statistics.median(r["trials"] for r in mine),

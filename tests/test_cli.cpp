@@ -1,7 +1,9 @@
 // `tune` end to end, as a user runs it: a tiny-model search prints the table and stores it, a rerun
-// reuses the stored trials, `tune table` reads the store, and bad input exits non-zero with a clear message.
+// reuses the stored trials, `tune table` and `tune export` read the store, and bad input exits non-zero with a clear message.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <fstream>
 #include <regex>
 
 #include <nlohmann/json.hpp>
@@ -63,6 +65,26 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   EXPECT_EQ(json["rows"][0]["model"], "bert-tiny");
   EXPECT_GT(json["rows"][0]["native"]["samples_per_second"].get<double>(), 0);
   EXPECT_EQ(json["rows"][0]["compiled_backend"], "jit");
+
+  // The same store through `tune export --json`: both studies, with the trials the search ran and its best configs.
+  const CliRun exported = tune_cli("export --json --db " + db);
+  ASSERT_EQ(exported.exit_code, 0) << exported.output;
+  const auto doc = nlohmann::json::parse(exported.output);
+  EXPECT_EQ(doc["schema"], "tune-export");
+  EXPECT_EQ(doc["schema_version"], 1);
+  ASSERT_EQ(doc["studies"].size(), 2u) << exported.output;
+  EXPECT_EQ(doc["studies"][0]["backend"], "eager");
+  EXPECT_EQ(doc["studies"][1]["backend"], "jit");
+  for (const auto& study : doc["studies"]) {  // the best batch size is one an ok trial of the study ran
+    ASSERT_TRUE(study["best"].is_object()) << study.dump();
+    EXPECT_TRUE(std::any_of(study["trials"].begin(), study["trials"].end(), [&](const nlohmann::json& t) {
+      return t["result"]["status"] == "ok" && t["spec"]["batch_size"] == study["best"]["batch_size"];
+    })) << study.dump();
+  }
+  const std::string out = (dir / "export.json").string();
+  ASSERT_EQ(tune_cli("export --db " + db + " --out " + out).exit_code, 0);
+  std::ifstream out_file(out);
+  EXPECT_EQ(nlohmann::json::parse(out_file), doc);
 }
 
 TEST(Cli, UnknownModelIsAClearError) {
@@ -93,6 +115,14 @@ TEST(Cli, TableOfAMissingDatabaseIsAClearError) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("'" + missing + "'"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(missing)) << "reading a table created a database";
+}
+
+TEST(Cli, ExportOfAMissingDatabaseIsAClearError) {
+  const std::string missing = (temp_dir("cli") / "none.db").string();
+  const CliRun r = tune_cli("export --json --db " + missing);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.output.find("'" + missing + "'"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(missing)) << "exporting created a database";
 }
 
 TEST(Cli, InvalidFlagsAreClearErrors) {

@@ -1,4 +1,4 @@
-// Shared test helpers: a fresh temporary folder per test, and writing small files into it.
+// Shared test helpers: a fresh temporary folder per test, and writing and reading small files there.
 // Tests never touch the user's database or the repository's tested_models/.
 #pragma once
 #include <gtest/gtest.h>
@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iterator>
 #include <stdexcept>
 #include <random>
 #include <string>
@@ -36,6 +37,12 @@ inline std::string write_file(const std::filesystem::path& path, const std::stri
   std::filesystem::create_directories(path.parent_path());
   std::ofstream(path) << text;
   return path.string();
+}
+
+// The whole file at path ("" when it cannot be read).
+inline std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 }  // namespace tune::testing

@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
-#include "report/regression_run.h"
+#include "regress/run.h"
 #include "trial/backend_label.h"
 #include "trial/paired_trial.h"
 #include "trial/trial_runner.h"

@@ -7,8 +7,8 @@
 #include <random>
 #include <sstream>
 
-#include "report/regression_report.h"
-#include "report/regression_report_writer.h"
+#include "regress/report.h"
+#include "regress/report_writer.h"
 #include "test_helpers.h"
 #include "util/paths.h"
 
@@ -35,7 +35,7 @@ RegressionRun synthetic_run(const RegressionConfig& c, double speedup, unsigned 
   run.settings = c.measurement_settings();
   run.repeats = c.repeats;
   ModelSamples m{"bert-tiny", {}};
-  for (const auto& backend : c.measured_backends()) m.backends.push_back({backend, {}, {}, {}, "ok", "", 0});
+  for (const auto& backend : c.measured_backends()) m.backends.push_back({backend, {}, {}, {}, TrialStatus::ok, "", 0});
   for (int i = 0; i < c.repeats; ++i) {
     const double slow = machine * std::exp(round(rng)), paired = speedup * native_slower * std::exp(noise(rng));
     m.backends[0].step_times.push_back(0.010 * slow * native_slower);
@@ -162,13 +162,13 @@ TEST(RegressionReport, LossBeyondToleranceIsARegression) {
 TEST(RegressionReport, BrokenTrialGatesAndATimeoutIsInconclusive) {
   const auto c = one_model_config();
   auto broken = synthetic_run(c, 1.5, 2);
-  broken.models[0].backends[1] = {"jit", {}, {}, {}, "compile_error", "trace: unsupported op", 0};
+  broken.models[0].backends[1] = {"jit", {}, {}, {}, TrialStatus::compile_error, "trace: unsupported op", 0};
   const auto report = compare_runs(synthetic_run(c, 1.5, 1), "ref.json", broken, c);
   EXPECT_EQ(report.exit_code(), 1);
   EXPECT_EQ(line_of(report, "jit", "trial")->verdict, "regression");
 
   auto slow = synthetic_run(c, 1.5, 2);
-  slow.models[0].backends[1] = {"jit", {}, {}, {}, "timeout", "ran past 120 s", 0};
+  slow.models[0].backends[1] = {"jit", {}, {}, {}, TrialStatus::timeout, "ran past 120 s", 0};
   const auto inconclusive = compare_runs(synthetic_run(c, 1.5, 1), "ref.json", slow, c);
   EXPECT_EQ(inconclusive.exit_code(), 2);
   ASSERT_EQ(inconclusive.problems.size(), 1u);
@@ -209,6 +209,22 @@ TEST(RegressionReport, RunRoundTripsAndAnotherSchemaIsRefused) {
   EXPECT_NE(testing::error_of([&] { read_regression_run(old); }).find("schema version 0"), std::string::npos);
   EXPECT_NE(testing::error_of([&] { read_regression_run((dir / "none.json").string()); }).find("none.json"),
             std::string::npos);
+}
+
+// The status is a TrialStatus in memory and its trial_status.h name in JSON: a failed backend round-trips,
+// and the committed reference is written back byte for byte.
+TEST(RegressionReport, StatusIsWrittenAsItsTrialStatusName) {
+  const auto dir = testing::temp_dir("regress");
+  auto run = synthetic_run(one_model_config(), 1.5, 1);
+  run.models[0].backends[1].status = TrialStatus::compile_error;
+  write_regression_run((dir / "failed.json").string(), run);
+  EXPECT_EQ(nlohmann::json::parse(testing::read_file(dir / "failed.json"))["models"][0]["backends"][1]["status"],
+            "compile_error");
+  EXPECT_EQ(read_regression_run((dir / "failed.json").string()).models[0].backends[1].status, TrialStatus::compile_error);
+
+  const auto committed = std::filesystem::path(tune_home()) / "reports" / "ci-reference.json";
+  write_regression_run((dir / "again.json").string(), read_regression_run(committed.string()));
+  EXPECT_EQ(testing::read_file(dir / "again.json"), testing::read_file(committed));
 }
 
 TEST(RegressionReport, CalibrationIsNotABackendOfTheSet) {

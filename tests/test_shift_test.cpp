@@ -7,7 +7,7 @@
 #include <cstdio>
 #include <random>
 
-#include "report/shift_test.h"
+#include "stats/shift_test.h"
 #include "test_helpers.h"
 
 namespace tune {

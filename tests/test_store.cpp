@@ -1,5 +1,6 @@
 // The SQLite store: schema version, round trips of trials and best configs (with their stop reasons), reuse
-// by config key, migrations from schemas 1 and 2, and clear errors for a file that is not a tune database.
+// by config key, migrations from schemas 1 and 2, clear errors for a file that is not a tune database, and the
+// `tune export` document of a store.
 #include <gtest/gtest.h>
 
 #include <sqlite3.h>
@@ -9,6 +10,7 @@
 #include <map>
 
 #include "store/database.h"
+#include "store/export.h"
 #include "test_helpers.h"
 
 using namespace tune;
@@ -337,4 +339,69 @@ TEST(Store, MigratesSchema2FillingHardwareAndStopReasons) {
   EXPECT_EQ(by_model["m5"].limit_status, TrialStatus::timeout);
   EXPECT_EQ(by_model["m1"].batch_stop, "") << "schema 2 never stored the words: none are made up";
   EXPECT_EQ(db.trials(1).size(), 5u) << "every trial kept";
+}
+
+// `tune export`: a store with two studies (one with trials and a best config) comes out with its schema and
+// version, every key field, the best config with its stop reasons, and the trials' spec and result as stored.
+TEST(Store, ExportHoldsStudiesBestConfigsAndTrials) {
+  const auto dir = temp_dir("store");
+  const std::string path = (dir / "t.db").string();
+  Database db(path);
+  const int64_t eager = db.ensure_study(key("eager")), jit = db.ensure_study(key("jit"));
+  TrialSpec spec;
+  spec.batch_size = 8;
+  spec.learning_rate = 3e-4;
+  spec.purpose = TrialPurpose::throughput;
+  db.record_trial(eager, spec, ok_result(12.5), "/runs/a");
+  spec.batch_size = 16;
+  db.record_trial(eager, spec, failed_result(TrialStatus::oom, "step", "out of memory"), "/runs/b");
+  BestConfig best = best_config(8, 3e-4, 12.5, 2);
+  best.stop.batch_limit = BatchLimit::memory;
+  best.stop.limit_batch_size = 16;
+  best.stop.limit_status = TrialStatus::oom;
+  best.stop.lr_cause = StopCause::trial_cap;
+  db.save_best(eager, best);
+
+  const nlohmann::json doc = export_database(db, path);
+  EXPECT_EQ(doc["schema"], "tune-export");
+  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["database"], path);
+  ASSERT_EQ(doc["studies"].size(), 2u);
+  const auto& s = doc["studies"][0];
+  EXPECT_EQ(s["id"], eager);
+  EXPECT_EQ(doc["studies"][1]["id"], jit);
+  EXPECT_TRUE(doc["studies"][1]["best"].is_null());
+  EXPECT_TRUE(doc["studies"][1]["trials"].empty());
+  EXPECT_EQ(s["model"], "bert-tiny");
+  EXPECT_EQ(s["model_config_hash"], "abc");
+  EXPECT_EQ(s["backend"], "eager");
+  EXPECT_EQ(s["precision"], "fp32");
+  EXPECT_EQ(s["seq_len"], 32);
+  EXPECT_EQ(s["libtorch_version"], "2.15.0");
+  EXPECT_EQ(s["tune_version"], "0.1.0");
+  EXPECT_EQ(s["step_options"], kDefaultStepOptions);
+  EXPECT_EQ(s["instance"], test_instance().name);
+  EXPECT_EQ(s["hardware"]["device_name"], "test");
+  EXPECT_EQ(s["hardware"]["memory_bytes"], 1LL << 30);
+  EXPECT_EQ(s["hardware"]["threads"], 2);
+  EXPECT_EQ(s["hardware"]["fingerprint"], test_instance().fingerprint());
+
+  EXPECT_EQ(s["best"]["batch_size"], 8);
+  EXPECT_DOUBLE_EQ(s["best"]["samples_per_second"].get<double>(), 12.5);
+  EXPECT_EQ(s["best"]["peak_memory_bytes"], 987654321);
+  EXPECT_EQ(s["best"]["stop"]["batch_limit"], "memory");
+  EXPECT_EQ(s["best"]["stop"]["limit_batch_size"], 16);
+  EXPECT_EQ(s["best"]["stop"]["limit_status"], "oom");
+  EXPECT_EQ(s["best"]["stop"]["lr_cause"], "max_trials");
+
+  ASSERT_EQ(s["trials"].size(), 2u);
+  EXPECT_EQ(s["trials"][0]["spec"]["batch_size"], 8);
+  EXPECT_EQ(s["trials"][0]["spec"]["purpose"], "throughput");
+  EXPECT_EQ(s["trials"][0]["result"]["status"], "ok");
+  EXPECT_DOUBLE_EQ(s["trials"][0]["result"]["samples_per_second"].get<double>(), 12.5);
+  EXPECT_EQ(s["trials"][0]["trial_dir"], "/runs/a");
+  EXPECT_FALSE(s["trials"][0]["finished_at"].get<std::string>().empty());
+  EXPECT_EQ(s["trials"][1]["spec"]["batch_size"], 16);
+  EXPECT_EQ(s["trials"][1]["result"]["status"], "oom");
+  EXPECT_LT(s["trials"][0]["id"].get<int64_t>(), s["trials"][1]["id"].get<int64_t>());
 }

@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "instance/torch_instance.h"
-#include "report/regression_report_writer.h"
+#include "regress/report_writer.h"
 #include "util/join.h"
 #include "util/paths.h"
 #include "util/table_format.h"
@@ -93,7 +93,7 @@ int record(const RegressionConfig& config, const RegressionRunContext& context, 
     std::cerr << "tune regress: could not record: some trials failed:\n";
     for (const auto& m : run.models)
       for (const auto& b : m.backends)
-        if (b.status != "ok") std::cerr << "- " << m.model << " " << b.backend << ": " << b.status << ": " << b.error << "\n";
+        if (!b.ok()) std::cerr << "- " << m.model << " " << b.backend << ": " << to_string(b.status) << ": " << b.error << "\n";
     return 2;
   }
   write_regression_run(path, run);

@@ -1,6 +1,5 @@
 // `tune table`: the tested-models table from the store, as markdown, CSV, JSON or a self-contained
 // HTML page with charts. reports/tested-models.* are this command's output for the reference store.
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 
@@ -18,9 +17,7 @@ namespace {
 TestedModelsTable gather_all(const std::vector<std::string>& db_paths) {
   TestedModelsTable all;
   for (const auto& path : db_paths) {
-    // Reading a table must not leave an empty database behind a mistyped path.
-    if (!std::filesystem::exists(path))
-      throw std::invalid_argument("--db '" + path + "': no such database (run `tune --model NAME --db PATH` first)");
+    require_existing_database(path);  // reading a table must not leave an empty database behind a mistyped path
     const Database db(path);
     TestedModelsTable one = gather_tested_models(db, path);
     all.rows.insert(all.rows.end(), one.rows.begin(), one.rows.end());

@@ -8,6 +8,7 @@ int run_tune(int argc, char** argv);      // tune --model NAME ...: the search
 int run_models(int argc, char** argv);    // tune models
 int run_instance(int argc, char** argv);  // tune instance
 int run_table(int argc, char** argv);     // tune table
+int run_export(int argc, char** argv);    // tune export --json: one database as a JSON document
 int run_regress(int argc, char** argv);   // tune regress
 int run_tuners(int argc, char** argv);   // tune tuners: the search strategies
 int run_trial(int argc, char** argv);     // tune trial --spec FILE: one trial, in this process

@@ -22,6 +22,7 @@ int usage() {
                "  tune tuners                                     list the search strategies (--tuner NAME)\n"
                "  tune instance [--instance NAME]                 print the detected instance\n"
                "  tune table [--db PATH] [--format md|json]       the tested-models table from the store\n"
+               "  tune export [--db PATH] [--json] [--out FILE]   one database as JSON (studies, best configs, trials)\n"
                "  tune regress [--record] [--config YAML]          noise-aware regression check (exit 0 ok, 1 regression, 2 could not run)\n"
                "  tune trial --spec FILE [--out FILE]             run one trial in this process\n\n"
                "Each subcommand takes --help.\n";
@@ -36,11 +37,12 @@ int dispatch(int argc, char** argv) {
   if (first == "models") return run_models(argc - 1, argv + 1);
   if (first == "instance") return run_instance(argc - 1, argv + 1);
   if (first == "table") return run_table(argc - 1, argv + 1);
+  if (first == "export") return run_export(argc - 1, argv + 1);
   if (first == "regress") return run_regress(argc - 1, argv + 1);
   if (first == "trial") return run_trial(argc - 1, argv + 1);
   if (first == "tuners") return run_tuners(argc - 1, argv + 1);
   if (first.rfind("-", 0) != 0)
-    throw std::invalid_argument("unknown command '" + first + "': expected models, instance, table, regress, trial, tuners or --model NAME");
+    throw std::invalid_argument("unknown command '" + first + "': expected models, instance, table, export, regress, trial, tuners or --model NAME");
   return run_tune(argc, argv);
 }
 

@@ -3,6 +3,7 @@
 #include "cli/options.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
@@ -62,6 +63,11 @@ std::pair<std::string, double> name_value(const std::string& flag, const std::st
   } catch (const std::exception&) {
   }
   throw std::invalid_argument(flag + " '" + text + "': expected NAME=NUMBER, e.g. " + example);
+}
+
+void require_existing_database(const std::string& path) {
+  if (!std::filesystem::exists(path))
+    throw std::invalid_argument("--db '" + path + "': no such database (run `tune --model NAME --db PATH` first)");
 }
 
 po::options_description training_flags() {

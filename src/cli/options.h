@@ -27,6 +27,9 @@ std::vector<std::string> checked_list(const std::string& flag, const std::string
 std::string one_of(const std::string& flag, const std::string& value, const std::vector<std::string>& allowed);
 // "NAME=NUMBER" -> {NAME, NUMBER}; throws std::invalid_argument quoting the flag and text, with `example`.
 std::pair<std::string, double> name_value(const std::string& flag, const std::string& text, const std::string& example);
+// A database a command only reads (--db): throws std::invalid_argument quoting the path when it does not exist,
+// so a mistyped path is an error rather than a new empty database.
+void require_existing_database(const std::string& path);
 
 extern const std::vector<std::string> kPrecisions;  // fp32, bf16, fp16
 extern const std::vector<std::string> kAttentions;  // math, sdpa

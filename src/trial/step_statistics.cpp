@@ -4,7 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <numeric>
+
+#include "stats/statistics.h"
 
 namespace tune {
 namespace {
@@ -25,14 +26,6 @@ int lower_order_index(int n) {
   return j;
 }
 
-double coefficient_of_variation(const std::vector<double>& xs) {
-  if (xs.size() < 2) return 0;
-  const double mean = std::accumulate(xs.begin(), xs.end(), 0.0) / static_cast<double>(xs.size());
-  double sum_sq = 0;
-  for (double x : xs) sum_sq += (x - mean) * (x - mean);
-  return mean > 0 ? std::sqrt(sum_sq / static_cast<double>(xs.size() - 1)) / mean : 0;
-}
-
 }  // namespace
 
 StepStatistics step_statistics(const std::vector<double>& step_times) {
@@ -42,7 +35,7 @@ StepStatistics step_statistics(const std::vector<double>& step_times) {
   auto sorted = step_times;
   std::sort(sorted.begin(), sorted.end());
   const size_t n = sorted.size();
-  s.median = n % 2 ? sorted[n / 2] : 0.5 * (sorted[n / 2 - 1] + sorted[n / 2]);
+  s.median = median_of_sorted(sorted);
   const int j = lower_order_index(static_cast<int>(n));
   s.has_ci = j >= 0;
   s.ci_low = s.has_ci ? sorted[j] : sorted.front();

@@ -1,12 +1,14 @@
 // Exact Mann-Whitney distribution from the Gaussian binomial coefficient, the Hodges-Lehmann shift and
 // the Moses interval read off the sorted pairwise differences at the exact critical value.
 // Rank-based on purpose: one trial disturbed by a co-tenant moves a rank, not the estimate.
-#include "report/shift_test.h"
+#include "stats/shift_test.h"
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
+
+#include "stats/statistics.h"
 
 namespace tune {
 namespace {
@@ -41,11 +43,6 @@ std::vector<double> pairwise_differences(const std::vector<double>& reference, c
     for (double r : reference) d.push_back(c - r);
   std::sort(d.begin(), d.end());
   return d;
-}
-
-double median_of_sorted(const std::vector<double>& xs) {
-  const size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
 }
 
 // Largest c with P(U <= c - 1) <= alpha / 2: the Moses interval is [D_(c), D_(N-c+1)] (1-based). 0 when

@@ -1,12 +1,13 @@
 // Measures the regression set with paired trial processes (trial/paired_trial.h), one per model and repeat,
 // each giving one paired speedup per compiled backend; reads and writes the run as the JSON reference.
-#include "report/regression_run.h"
+#include "regress/run.h"
 
 #include <algorithm>
 #include <ctime>
 #include <filesystem>
 #include <fstream>
 
+#include "stats/statistics.h"
 #include "trial/trial_process.h"
 #include "util/table_format.h"
 
@@ -22,12 +23,6 @@ std::string utc_now() {
   char buf[32];
   std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-double median(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  const size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
 }
 
 // The trial of one repeat: every backend still running, warmup + rounds * block_steps steps each and no
@@ -60,7 +55,7 @@ TrialSpec paired_spec(const RegressionConfig& c, const ModelConfig& model, const
   return spec;
 }
 
-void mark_failed(BackendSamples& samples, const std::string& status, const std::string& stage,
+void mark_failed(BackendSamples& samples, TrialStatus status, const std::string& stage,
                  const std::string& message, const std::string& trial_dir) {
   samples.status = status;
   samples.error = stage + ": " + message + " (trial folder " + trial_dir + ")";
@@ -69,7 +64,7 @@ void mark_failed(BackendSamples& samples, const std::string& status, const std::
 void record_part(BackendSamples& samples, const PairedPart& part, const PairedPart& native, const std::string& dir) {
   samples.inject_slowdown = part.inject_slowdown;
   if (!part.ok() || part.losses.empty() || part.block_times.empty()) {
-    mark_failed(samples, part.ok() ? "crashed" : to_string(part.status), part.error_stage, part.error_message, dir);
+    mark_failed(samples, part.ok() ? TrialStatus::crashed : part.status, part.error_stage, part.error_message, dir);
     return;
   }
   samples.step_times.push_back(median(part.block_times));
@@ -81,7 +76,7 @@ void record_part(BackendSamples& samples, const PairedPart& part, const PairedPa
 void record_trial(ModelSamples& out, const std::vector<size_t>& running, const TrialResult& result,
                   const std::string& dir) {
   if (result.paired.size() != running.size()) {
-    const std::string status = result.ok() ? "crashed" : to_string(result.status);
+    const TrialStatus status = result.ok() ? TrialStatus::crashed : result.status;
     for (size_t b : running) mark_failed(out.backends[b], status, result.error_stage, result.error_message, dir);
     return;
   }
@@ -106,16 +101,16 @@ std::string progress_line(const ModelSamples& out, const std::vector<size_t>& ru
 // The backends of the set still running, native first; none once the native backend failed.
 std::vector<size_t> running_backends(const ModelSamples& out) {
   std::vector<size_t> running;
-  if (out.backends.front().status != "ok") return running;
+  if (!out.backends.front().ok()) return running;
   for (size_t b = 0; b < out.backends.size(); ++b)
-    if (out.backends[b].status == "ok") running.push_back(b);
+    if (out.backends[b].ok()) running.push_back(b);
   return running;
 }
 
 ModelSamples measure_model(const RegressionConfig& c, const std::string& name, const RegressionRunContext& context) {
   const ModelConfig model = resolve_model(name);
   ModelSamples out{name, {}};
-  for (const auto& backend : c.measured_backends()) out.backends.push_back({backend, {}, {}, {}, "ok", "", 0});
+  for (const auto& backend : c.measured_backends()) out.backends.push_back({backend, {}, {}, {}, TrialStatus::ok, "", 0});
   for (int repeat = 0; repeat < c.repeats; ++repeat) {
     const std::vector<size_t> running = running_backends(out);
     if (running.size() < 2) break;  // nothing left to pair with the native backend
@@ -153,7 +148,7 @@ const ModelSamples* RegressionRun::find(const std::string& model) const {
 bool RegressionRun::all_ok() const {
   for (const auto& m : models)
     for (const auto& b : m.backends)
-      if (b.status != "ok") return false;
+      if (!b.ok()) return false;
   return true;
 }
 

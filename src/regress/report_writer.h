@@ -5,7 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/regression_report.h"
+#include "regress/report.h"
 
 namespace tune {
 

@@ -5,23 +5,18 @@
 // absolute_max_drop; the seeded loss gates beyond loss_tolerance; a trial that broke (compile error, crash,
 // divergence) gates, one that could not run here (timeout, out of memory, invalid spec) makes the check
 // inconclusive.
-#include "report/regression_report.h"
+#include "regress/report.h"
 
 #include <algorithm>
 #include <cmath>
 
-#include "report/shift_test.h"
+#include "stats/shift_test.h"
+#include "stats/statistics.h"
 #include "trial/backend_label.h"
 #include "util/table_format.h"
 
 namespace tune {
 namespace {
-
-double median(std::vector<double> xs) {
-  std::sort(xs.begin(), xs.end());
-  const size_t n = xs.size();
-  return n % 2 ? xs[n / 2] : 0.5 * (xs[n / 2 - 1] + xs[n / 2]);
-}
 
 // log of each repeat's paired speedup: one sample per trial process, as the ratios of one process share
 // its state (layout, frequency) and would understate the spread between processes if pooled.
@@ -122,8 +117,8 @@ RegressionLine calibration_throughput_line(RegressionLine line) {
 }
 
 // A backend whose trial broke is a regression; one that could not run here leaves the check inconclusive.
-bool failure_is_regression(const std::string& status) {
-  return status == "compile_error" || status == "crashed" || status == "diverged";
+bool failure_is_regression(TrialStatus status) {
+  return status == TrialStatus::compile_error || status == TrialStatus::crashed || status == TrialStatus::diverged;
 }
 
 void compare_backend(const ModelSamples& ref, const ModelSamples& cur, const BackendSamples& b,
@@ -133,9 +128,9 @@ void compare_backend(const ModelSamples& ref, const ModelSamples& cur, const Bac
     report.problems.push_back("the reference has no " + cur.model + " " + b.backend);
     return;
   }
-  if (b.status != "ok") {
+  if (!b.ok()) {
     if (!failure_is_regression(b.status)) {
-      report.problems.push_back(cur.model + " " + b.backend + ": trial " + b.status + ": " + b.error);
+      report.problems.push_back(cur.model + " " + b.backend + ": trial " + to_string(b.status) + ": " + b.error);
       return;
     }
     RegressionLine line;
@@ -143,7 +138,7 @@ void compare_backend(const ModelSamples& ref, const ModelSamples& cur, const Bac
     line.backend = b.backend;
     line.metric = "trial";
     line.verdict = "regression";
-    line.note = b.status + ": " + b.error;
+    line.note = to_string(b.status) + ": " + b.error;
     report.lines.push_back(line);
     return;
   }
@@ -155,7 +150,7 @@ void compare_backend(const ModelSamples& ref, const ModelSamples& cur, const Bac
     report.lines.push_back(line);
   };
   const BackendSamples* native = cur.find(c.native_backend);
-  const bool paired = b.backend != c.native_backend && native && native->status == "ok" && !b.speedups.empty();
+  const bool paired = b.backend != c.native_backend && native && native->ok() && !b.speedups.empty();
   if (b.backend == kCalibrationBackend) {
     if (paired) add(relative_speed_line(*r, b, c.thresholds, same_instance), "relative speed", c.native_backend);
     add(calibration_throughput_line(throughput_line(*r, b, c, same_instance)), "throughput", b.backend);
@@ -207,7 +202,7 @@ std::vector<std::string> reference_problems(const RegressionRun& reference, cons
     for (const auto& backend : config.measured_backends()) {
       const BackendSamples* b = m->find(backend);
       const bool compiled = backend != config.native_backend;
-      if (!b || b->status != "ok" || b->step_times.size() < 2 || (compiled && b->speedups.size() < 2))
+      if (!b || !b->ok() || b->step_times.size() < 2 || (compiled && b->speedups.size() < 2))
         problems.push_back("the reference has no usable samples for " + model + " " + backend);
     }
   }

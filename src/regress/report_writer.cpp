@@ -1,6 +1,6 @@
 // Markdown and JSON renderings of a regression report. Changes are shown as signed percentages with their
 // interval, so a reader sees at once whether a change is both large and certain.
-#include "report/regression_report_writer.h"
+#include "regress/report_writer.h"
 
 #include "util/table_format.h"
 

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "report/regression_config.h"
-#include "report/regression_run.h"
+#include "regress/config.h"
+#include "regress/run.h"
 
 namespace tune {
 

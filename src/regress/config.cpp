@@ -1,6 +1,6 @@
 // Reads configs/ci.yaml into a RegressionConfig, with errors naming the file, key and expected value.
 // Ranges are checked here so a typo fails before any trial runs (exit 2), not as a strange verdict.
-#include "report/regression_config.h"
+#include "regress/config.h"
 
 #include <yaml-cpp/yaml.h>
 

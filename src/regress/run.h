@@ -9,7 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "instance/instance.h"
-#include "report/regression_config.h"
+#include "regress/config.h"
+#include "trial/trial_result.h"  // TrialStatus and its JSON names
 
 namespace tune {
 
@@ -21,9 +22,10 @@ struct BackendSamples {
   std::vector<double> step_times;  // median block step time of each repeat (process), seconds, in run order
   std::vector<double> speedups;    // compiled backends: each repeat's paired_speedup over the native backend
   std::vector<double> losses;      // loss after warmup + rounds * block_steps of each repeat (seeded: should not vary)
-  std::string status = "ok";       // the first failed trial's status (trial_status.h); "ok" when none failed
+  TrialStatus status = TrialStatus::ok;  // the first failed trial's status; ok when none failed (JSON: "ok", ...)
   std::string error;               // that trial's stage, message and folder
   double inject_slowdown = 0;      // TEST ONLY; never in a reference
+  bool ok() const { return status == TrialStatus::ok; }
 };
 
 struct ModelSamples {
