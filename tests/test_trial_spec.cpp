@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "trial/trial_result.h"
 #include "trial/trial_spec.h"
 #include "util/paths.h"
 
@@ -92,4 +93,21 @@ TEST(TrialSpec, JsonIsFlatAndRoundTrips) {
   EXPECT_EQ(j.at("inject_slowdown"), 0.25);
   const TrialSpec back = j.get<TrialSpec>();
   EXPECT_EQ(nlohmann::json(back), j);
+}
+
+// A name JSON does not know is an error quoting it, never the enum's first value: a corrupt or newer result is
+// not read as an ok trial, nor a spec as a throughput trial.
+TEST(TrialSpec, UnknownStatusOrPurposeNamesAreErrorsNotDefaults) {
+  nlohmann::json result = TrialResult{};
+  result["status"] = "exploded";
+  try {
+    result.get<TrialResult>();
+    FAIL() << "read an unknown status";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_NE(std::string(e.what()).find("'exploded'"), std::string::npos) << e.what();
+  }
+  nlohmann::json spec = TrialSpec{};
+  spec["purpose"] = "benchmark";
+  EXPECT_THROW(spec.get<TrialSpec>(), std::invalid_argument);
+  EXPECT_EQ(nlohmann::json(TrialStatus::compile_error), "compile_error");
 }

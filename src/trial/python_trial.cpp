@@ -131,7 +131,7 @@ std::variant<nlohmann::json, WorkerFailure> PythonWorker::exchange(const nlohman
     const nlohmann::json reply = nlohmann::json::parse(reply_line);
     if (reply.contains("failure")) return reply.at("failure").get<WorkerFailure>();
     return reply.at(reply_key);
-  } catch (const nlohmann::json::exception& e) {
+  } catch (const std::exception& e) {  // not JSON, a missing field, or an unknown status name
     return WorkerFailure{TrialStatus::crashed, "worker", "the Python worker's reply is not the protocol's (" +
                                                              std::string(e.what()) + "): " + reply_line.substr(0, 300)};
   }

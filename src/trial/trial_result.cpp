@@ -7,6 +7,10 @@
 
 namespace tune {
 
+void to_json(nlohmann::json& j, TrialStatus status) { j = to_string(status); }
+
+void from_json(const nlohmann::json& j, TrialStatus& status) { status = parse_trial_status(j.get<std::string>()); }
+
 double tail_mean_loss(const std::vector<double>& losses) {
   if (losses.empty()) return 0;
   const size_t n = std::max<size_t>(2, losses.size() / 4);

@@ -11,9 +11,10 @@
 
 namespace tune {
 
-NLOHMANN_JSON_SERIALIZE_ENUM(TrialStatus, {{TrialStatus::ok, "ok"}, {TrialStatus::oom, "oom"},
-    {TrialStatus::diverged, "diverged"}, {TrialStatus::timeout, "timeout"}, {TrialStatus::crashed, "crashed"},
-    {TrialStatus::compile_error, "compile_error"}, {TrialStatus::invalid, "invalid"}})
+// A status in JSON is its name (trial_status.h); an unknown name throws std::invalid_argument quoting it, so no
+// result or reference is ever read as "ok" by default.
+void to_json(nlohmann::json& j, TrialStatus status);
+void from_json(const nlohmann::json& j, TrialStatus& status);
 
 // One backend's part of a paired trial (TrialPurpose::paired), in the order spec.backend, spec.paired_backends.
 // A compiled backend that fails leaves the later rounds to the others; when spec.backend fails, the trial does.

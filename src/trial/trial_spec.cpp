@@ -2,6 +2,8 @@
 // result, so a new field changes the key only by a decision written here (a test holds every field to one).
 #include "trial/trial_spec.h"
 
+#include <stdexcept>
+
 #include "util/hash.h"
 
 namespace tune {
@@ -14,6 +16,16 @@ std::string to_string(TrialPurpose purpose) {
   }
   return "throughput";
 }
+
+TrialPurpose parse_trial_purpose(const std::string& text) {
+  for (auto purpose : {TrialPurpose::throughput, TrialPurpose::learning_rate, TrialPurpose::paired})
+    if (to_string(purpose) == text) return purpose;
+  throw std::invalid_argument("trial purpose '" + text + "': expected throughput, learning_rate or paired");
+}
+
+void to_json(nlohmann::json& j, TrialPurpose purpose) { j = to_string(purpose); }
+
+void from_json(const nlohmann::json& j, TrialPurpose& purpose) { purpose = parse_trial_purpose(j.get<std::string>()); }
 
 const std::vector<KeyField>& spec_key_fields() {
   static const std::vector<KeyField> fields{

@@ -17,6 +17,8 @@ namespace tune {
 // time `backend` against `paired_backends` in alternating blocks within one process (trial/paired_trial.h).
 enum class TrialPurpose { throughput, learning_rate, paired };
 std::string to_string(TrialPurpose purpose);
+// Throws std::invalid_argument quoting text that names no purpose.
+TrialPurpose parse_trial_purpose(const std::string& text);
 
 // The training step: which backend builds it, where, in what precision, and the compile knobs.
 struct StepSettings {
@@ -84,9 +86,9 @@ struct KeyField {
 };
 const std::vector<KeyField>& spec_key_fields();
 
-NLOHMANN_JSON_SERIALIZE_ENUM(TrialPurpose, {{TrialPurpose::throughput, "throughput"},
-                                           {TrialPurpose::learning_rate, "learning_rate"},
-                                           {TrialPurpose::paired, "paired"}})
+// A purpose in JSON is its name; an unknown one throws (never read as throughput by default).
+void to_json(nlohmann::json& j, TrialPurpose purpose);
+void from_json(const nlohmann::json& j, TrialPurpose& purpose);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StepSettings, backend, device, precision, attention, optimizer,
                                                 compile_mode, dynamic_shapes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureSettings, warmup_steps, min_measure_steps, max_measure_steps,
