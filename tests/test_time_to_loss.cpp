@@ -248,7 +248,7 @@ TEST(TimeToLossStage, TheLadderWalksUpWhenHalvingCannotImprove) {
   ASSERT_TRUE(stage.outcome.best);
   EXPECT_NE(stage.outcome.stop.find("up: "), std::string::npos) << stage.outcome.stop;
   const double truth = exhaustive_best_seconds(plan, landscape, stage.outcome.target_loss);
-  EXPECT_LT(stage.outcome.best->seconds_to_target / truth - 1, 0.10);
+  EXPECT_LT(regret(stage.outcome.best->seconds_to_target, truth, Better::lower), 0.10);
   EXPECT_GT(stage.outcome.best->candidate.batch_size, 1);
 }
 
