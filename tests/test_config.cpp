@@ -2,6 +2,8 @@
 // messages a user sees (file, key and expected type named).
 #include <gtest/gtest.h>
 
+#include <map>
+
 #include "engine/search_settings.h"
 #include "instance/instance.h"
 #include "models/model_config.h"
@@ -108,6 +110,23 @@ TEST(SearchSettings, BatchRangeMinAboveMaxIsNamed) {
   const std::string msg = error_of([&] { load_search_settings(path); });
   EXPECT_NE(msg.find("min_batch_size"), std::string::npos) << msg;
   EXPECT_NE(msg.find("16 and 8"), std::string::npos) << msg;
+}
+
+// Strategy options live with their strategy: tuner_options per strategy name; the ramp's gain, once a top-level
+// key, is refused with where it went, and a bad value is named with its whole path.
+TEST(SearchSettings, TunerOptionsArePerStrategyAndTheOldGainKeySaysWhereItWent) {
+  const auto dir = temp_dir("settings");
+  const SearchSettings s = load_search_settings(
+      write_file(dir / "s.yaml", "tuner_options: {batch_ramp: {patience: 2}, asha: {eta: 2, rungs: 4}}\n"));
+  EXPECT_EQ(s.options_for("batch_ramp"), (std::map<std::string, double>{{"patience", 2}}));
+  EXPECT_EQ(s.options_for("asha").at("rungs"), 4);
+  EXPECT_TRUE(s.options_for("gp").empty());
+  const std::string moved = error_of([&] { load_search_settings(write_file(dir / "m.yaml", "min_throughput_gain: 0.1\n")); });
+  EXPECT_NE(moved.find("tuner_options: {batch_ramp: {min_throughput_gain"), std::string::npos) << moved;
+  const std::string bad = error_of([&] {
+    load_search_settings(write_file(dir / "b.yaml", "tuner_options: {asha: {eta: fast}}\n"));
+  });
+  EXPECT_NE(bad.find("tuner_options.asha.eta"), std::string::npos) << bad;
 }
 
 TEST(Instance, ProfileNarrowsDetectedMachine) {

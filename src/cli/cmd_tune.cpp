@@ -85,8 +85,10 @@ SearchSettings with_tuner_flags(const po::variables_map& vm, SearchSettings sett
   if (tuner_supports(name, StageObjective::throughput)) settings.batch_tuner = name;
   if (tuner_supports(name, StageObjective::loss)) settings.lr_tuner = name;
   if (vm.count("tuner-option"))
-    for (const auto& text : vm["tuner-option"].as<std::vector<std::string>>())
-      settings.tuner_options[name].insert(name_value("--tuner-option", text, "eta=3"));
+    for (const auto& text : vm["tuner-option"].as<std::vector<std::string>>()) {
+      const auto [option, value] = name_value("--tuner-option", text, "eta=3");
+      settings.tuner_options[name][option] = value;  // over the settings file's
+    }
   return settings;
 }
 
