@@ -97,7 +97,7 @@ void write_table_fixture(const std::string& path) {
   record_backend(db, study("gpt2-tiny", "jit"), {{1, ok, 7}, {2, ok, 12}, {4, TrialStatus::timeout, 0}},
                  {{1e-4, ok, 7.2}, {3e-4, ok, 7.0}},
                  best(2, BatchLimit::failure, 3e-4, 12, 2.0, 4, TrialStatus::timeout));
-  // The ramp's last size gained under 5% (a plateau), and a ramp cut short while still gaining.
+  // A ramp that went flat (its last size gained under 5%), stored so; a ramp the budget cut while still gaining.
   record_backend(db, study("t5-tiny", "eager"), {{1, ok, 10}, {2, ok, 18}, {4, ok, 18.5}},
                  {{1e-4, ok, 7.5}, {3e-4, ok, 7.3}}, best(4, BatchLimit::throughput, 3e-4, 18.5, 0));
   record_backend(db, study("t5-tiny", "jit"), {{1, ok, 8}, {2, ok, 15}}, {{1e-4, ok, 7.6}},

@@ -127,6 +127,11 @@ TEST(SearchSettings, TunerOptionsArePerStrategyAndTheOldGainKeySaysWhereItWent) 
     load_search_settings(write_file(dir / "b.yaml", "tuner_options: {asha: {eta: fast}}\n"));
   });
   EXPECT_NE(bad.find("tuner_options.asha.eta"), std::string::npos) << bad;
+  const std::string typo = error_of([&] {
+    load_search_settings(write_file(dir / "t.yaml", "tuner_options: {batch_rmap: {patience: 2}}\n"));
+  });
+  EXPECT_NE(typo.find("'batch_rmap'"), std::string::npos) << typo;
+  EXPECT_NE(typo.find("batch_ramp"), std::string::npos) << typo;
 }
 
 TEST(Instance, ProfileNarrowsDetectedMachine) {

@@ -10,6 +10,7 @@
 
 #include "bert_tiny_landscape.h"
 #include "engine/search_engine.h"
+#include "engine/trial_time_predictor.h"
 #include "engine/tuner_replay.h"
 #include "test_helpers.h"
 #include "tuners/batch_ramp.h"
@@ -215,6 +216,38 @@ TEST_F(EngineFixture, BudgetStopsTheRampAfterItsFirstTrial) {
   EXPECT_EQ(summary.backends[0].best->batch_size, 1);
   EXPECT_EQ(summary.backends[0].trials_run, 2);  // one ramp trial, one learning-rate trial
   EXPECT_NE(progress.str().find("budget"), std::string::npos);
+  EXPECT_EQ(summary.backends[0].best->stop.batch_limit, BatchLimit::budget);
+  EXPECT_EQ(summary.backends[0].best->stop.lr_cause, StopCause::budget);
+}
+
+// A larger size that failed otherwise (a timeout) limits the batch with its status; a ramp that ends on flat
+// throughput, its largest size the fastest, is limited by throughput though no larger size ran.
+TEST_F(EngineFixture, StoresAFailureOrFlatThroughputAsTheBatchLimit) {
+  Database db((dir / "t.db").string());
+  request.backends = {"eager"};
+  SearchEngine timeouts(db, [](const TrialSpec& s, const std::string&) {
+    if (s.purpose == TrialPurpose::throughput && s.batch_size >= 16)
+      return failed_result(TrialStatus::timeout, "run", "timed out after 900 s");
+    return simulated_trial(s);
+  }, settings, progress);
+  const auto failed = timeouts.run(request, 3600).backends[0].best;
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->stop.batch_limit, BatchLimit::failure);
+  EXPECT_EQ(failed->stop.limit_batch_size, 16);
+  EXPECT_EQ(failed->stop.limit_status, TrialStatus::timeout);
+
+  request.model.name = "flat";  // another study
+  SearchEngine flat(db, [](const TrialSpec& s, const std::string&) {
+    TrialResult r = simulated_trial(s);
+    r.samples_per_second = 100 + 0.001 * s.batch_size;  // each doubling gains nothing: the ramp stops itself
+    r.step_time_median = s.batch_size / r.samples_per_second;
+    return r;
+  }, settings, progress);
+  const auto plateau = flat.run(request, 3600).backends[0];
+  ASSERT_TRUE(plateau.best);
+  EXPECT_NE(plateau.ramp_stop.find("stopped improving"), std::string::npos) << plateau.ramp_stop;
+  EXPECT_EQ(plateau.best->batch_size, 4) << "the largest size tried, marginally the fastest";
+  EXPECT_EQ(plateau.best->stop.batch_limit, BatchLimit::throughput);
 }
 
 // The batch stage's space of these tests: sizes 1..1024 at lr 1e-4, the ramp's options as given.
@@ -356,4 +389,46 @@ TEST_F(EngineFixture, TimeToLossStatesItsTargetAndSavesTheFastestConfigToTheTarg
   EXPECT_DOUBLE_EQ(eager.best->learning_rate, ttl.best->candidate.learning_rate);
   EXPECT_EQ(eager.trials_run, calls);
   EXPECT_NEAR(eager.trial_seconds, 0.001 * calls, 1e-9);
+}
+
+namespace {
+
+TrialSpec predicted_spec(TrialPurpose purpose, int batch, int steps) {
+  TrialSpec s;
+  s.purpose = purpose;
+  s.batch_size = batch;
+  s.train_steps = steps;
+  return s;
+}
+
+TrialResult ran(TrialStatus status, double wall, double step, double compile) {
+  TrialResult r;
+  r.status = status;
+  r.wall_seconds = wall;
+  r.step_time_median = step;
+  r.compile_seconds = compile;
+  if (status == TrialStatus::ok) r.step_times = std::vector<double>(10, step);
+  return r;
+}
+
+}  // namespace
+
+// One predictor for every stage: a learning-rate trial at a measured batch costs the trials' fixed part, the
+// compile and its steps; a failed trial's wall time (a 600 s timeout) is no fixed part; a new ramp size costs
+// twice the last run.
+TEST(TrialTimePredictor, PredictsFromMeasuredStepsAndIgnoresFailuresFixedPart) {
+  TrialTimePredictor p;
+  const TrialSpec at8 = predicted_spec(TrialPurpose::throughput, 8, 0);
+  const TrialResult fast = ran(TrialStatus::ok, 3.0, 0.1, 0.5);  // 3 s = 0.5 compile + 1 s of steps + 1.5 fixed
+  p.observe(at8, fast);
+  p.observe_run(at8, fast);
+  EXPECT_DOUBLE_EQ(p.predict(predicted_spec(TrialPurpose::learning_rate, 8, 12)), 1.5 + 0.5 + 12 * 0.1);
+  EXPECT_DOUBLE_EQ(p.predict(predicted_spec(TrialPurpose::throughput, 16, 0)), 2 * 3.0);
+  const TrialSpec at16 = predicted_spec(TrialPurpose::throughput, 16, 0);
+  const TrialResult timeout = ran(TrialStatus::timeout, 600, 0, 0);
+  p.observe(at16, timeout);
+  p.observe_run(at16, timeout);
+  EXPECT_DOUBLE_EQ(p.predict(predicted_spec(TrialPurpose::learning_rate, 8, 12)), 1.5 + 0.5 + 12 * 0.1);
+  EXPECT_DOUBLE_EQ(p.predict(predicted_spec(TrialPurpose::learning_rate, 16, 12)), 600)
+      << "no step time at 16: the last run's wall time";
 }

@@ -293,10 +293,10 @@ PRAGMA user_version=2;
       result.status = parse_trial_status(r.status);
       result.samples_per_second = r.samples_per_second;
       if (r.batch == studies[i].best_batch) best_speed = r.samples_per_second;
-      sql += "INSERT INTO trials (study_id, config_key, purpose, batch_size, learning_rate, status, spec_json, "
-             "result_json, trial_dir) VALUES (" + id + ", '" + spec.config_key() + "', 'throughput', " +
-             std::to_string(r.batch) + ", 1e-4, '" + r.status + "', '" + nlohmann::json(spec).dump() + "', '" +
-             nlohmann::json(result).dump() + "', 'd');\n";
+      sql += "INSERT INTO trials (study_id, config_key, purpose, batch_size, learning_rate, status, samples_per_second, "
+             "spec_json, result_json, trial_dir) VALUES (" + id + ", '" + spec.config_key() + "', 'throughput', " +
+             std::to_string(r.batch) + ", 1e-4, '" + r.status + "', " + std::to_string(r.samples_per_second) + ", '" +
+             nlohmann::json(spec).dump() + "', '" + nlohmann::json(result).dump() + "', 'd');\n";
     }
     sql += "INSERT INTO best_configs (study_id, batch_size, batch_capped_by_range, learning_rate, samples_per_second, "
            "step_time, compile_overhead_seconds, peak_memory_bytes, lr_score_loss, trials_run) VALUES (" + id + ", " +

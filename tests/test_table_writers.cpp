@@ -75,8 +75,8 @@ TEST(TestedModelsTable, OneRowPerModelWithEachBatchLimit) {
   EXPECT_EQ(backend(gpt2, "eager").best.stop.batch_limit, BatchLimit::throughput);
   EXPECT_EQ(backend(gpt2, "jit").best.stop.batch_limit, BatchLimit::failure);
   EXPECT_EQ(backend(gpt2, "jit").best.stop.limit_status, TrialStatus::timeout);
-  EXPECT_EQ(backend(t5, "eager").best.stop.batch_limit, BatchLimit::throughput);  // no larger size ran: a plateau
-  EXPECT_EQ(backend(t5, "jit").best.stop.batch_limit, BatchLimit::budget);        // still gaining 87% when it stopped
+  EXPECT_EQ(backend(t5, "eager").best.stop.batch_limit, BatchLimit::throughput);  // as stored: the ramp went flat
+  EXPECT_EQ(backend(t5, "jit").best.stop.batch_limit, BatchLimit::budget);        // as stored: the budget cut it
   EXPECT_EQ(t5.compiled_result()->backend, "jit") << "hf-eager is a reference, not a compiled backend";
   EXPECT_EQ(t5.backends.size(), 3u);
   EXPECT_EQ(bert.trials_run, 8 + 10);

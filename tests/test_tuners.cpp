@@ -387,3 +387,16 @@ TEST(TunerRegistry, BadSpaceThrowsQuotingTheValue) {
 }
 
 }  // namespace
+
+// Each strategy declares what it reads: every option has a default, or names the search setting of the space
+// its default derives from (what `tune tuners` prints).
+TEST(TunerRegistry, EveryOptionHasADefaultOrTheSettingItDerivesFrom) {
+  const std::vector<std::string> settings{"train_steps", "min_train_steps", "start_learning_rate"};
+  for (const auto& info : tuner_catalog())
+    for (const auto& option : info.options->specs()) {
+      EXPECT_FALSE(option.doc.empty()) << info.name << "." << option.name;
+      if (option.default_value) continue;
+      EXPECT_NE(std::find(settings.begin(), settings.end(), option.from), settings.end())
+          << info.name << "." << option.name << " derives its default from '" << option.from << "'";
+    }
+}

@@ -12,7 +12,8 @@ const OptionList& LrSweep::options() {
       {"lr_points", 5, "rates log-spaced over the range when the space has no list"},
       {"start_near", std::nullopt,
        "0: every rate in order; else a unimodal walk from the listed rate nearest it (default: the space's "
-       "start rate, e.g. the time-to-loss ladder's scaled reference rate; 0 when it has none)"},
+       "start rate, e.g. the time-to-loss ladder's scaled reference rate; 0 when it has none)",
+       "start_learning_rate"},
   }};
   return list;
 }

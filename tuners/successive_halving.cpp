@@ -56,10 +56,12 @@ const OptionList& SuccessiveHalving::options() {
       {"lr_points", 9, "learning rates log-spaced over the range at the first rung (fewer when the plan would exceed max_trials)"},
       {"eta", 3, "keep the best floor(n / eta) of a rung's n rates, at least one (> 1)"},
       {"rungs", 3, "how many rungs"},
-      {"max_steps", std::nullopt, "train steps at the last rung (default: the space's train_steps, or 27 when that is 0)"},
+      {"max_steps", std::nullopt, "train steps at the last rung (default: the space's train_steps, or 27 when that is 0)",
+       "train_steps"},
       {"min_steps", std::nullopt,
        "train steps at the first rung (default: the fewest a trial runs, its warm-up plus one, when the space says; "
-       "else max_steps / eta^(rungs-1), at least 1); rungs between are geometric"},
+       "else max_steps / eta^(rungs-1), at least 1); rungs between are geometric",
+       "min_train_steps"},
       {"divergence_factor", 2,
        "a run is pruned whatever its rank when it failed, diverged, has a non-finite loss, or its score_loss exceeds "
        "the rung's best x this"},

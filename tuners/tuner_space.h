@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "tuners/objective.h"
@@ -40,12 +41,15 @@ struct TunerSpace {
   std::map<std::string, double> options;
 };
 
-// One option a strategy reads: its name, its default (none when the strategy derives it from the space)
-// and what it does, for `tune tuners`.
+// One option a strategy reads: its name, its default (none when the strategy derives it from a search setting
+// of the space, which `from` names), and what it does, for `tune tuners`.
 struct OptionSpec {
+  OptionSpec(std::string name, std::optional<double> default_value, std::string doc, std::string from = "")
+      : name(std::move(name)), default_value(default_value), doc(std::move(doc)), from(std::move(from)) {}
   std::string name;
   std::optional<double> default_value;
   std::string doc;
+  std::string from;  // the TunerSpace setting a derived default is read from
 };
 
 // A strategy's declared options; the one place their defaults are written.

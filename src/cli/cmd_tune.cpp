@@ -1,5 +1,5 @@
-// `tune --model NAME`: resolve model and instance, run the search within the budget, print the rows of its
-// own studies through the table writers (markdown, or JSON with --json) and what each search concluded.
+// `tune --model NAME`: resolve model and instance, run the search within the budget, print its rows of the
+// table through the table writers (markdown, or JSON with --json) and what each search concluded.
 #include <algorithm>
 #include <iostream>
 
@@ -175,9 +175,17 @@ void print_result(const po::variables_map& vm, const SearchRequest& request, con
   for (const auto& row : table.rows) print_job_recommendation(vm, row);
 }
 
-std::vector<int64_t> searched_studies(const SearchSummary& summary) {
+// The studies of the rows this search answers: its own, and every other backend's study of the same model,
+// instance, sequence length, step options, tune version and precisions (an earlier run's eager beside this
+// run's jit, so the speed-up and break-even are there).
+std::vector<int64_t> row_studies(const Database& db, const SearchRequest& r) {
   std::vector<int64_t> ids;
-  for (const auto& b : summary.backends) ids.push_back(b.study_id);
+  const std::string options = step_options_key(r.attention, r.optimizer);
+  for (const auto& [id, k] : db.studies())
+    if (k.model == r.model.name && k.hardware.fingerprint() == r.instance.fingerprint() && k.seq_len == r.seq_len &&
+        k.tune_version == TUNE_VERSION && k.step_options == options &&
+        std::find(r.precisions.begin(), r.precisions.end(), k.precision) != r.precisions.end())
+      ids.push_back(id);
   return ids;
 }
 
@@ -207,7 +215,7 @@ int run_tune(int argc, char** argv) {
   SearchEngine engine(db, [&exe](const TrialSpec& s, const std::string& dir) { return run_trial_isolated(s, exe, dir); },
                       settings, std::cerr);
   const SearchSummary summary = engine.run(request, budget);
-  print_result(vm, request, settings, summary, gather_tested_models(db, db_path, searched_studies(summary)));
+  print_result(vm, request, settings, summary, gather_tested_models(db, db_path, row_studies(db, request)));
   return 0;
 }
 

@@ -36,34 +36,16 @@ std::string describe_overhead(const TrialSpec& spec, const TrialResult& r) {
               r.step_time_ci_high, 100 * r.step_time_cv, r.steady_state_stop.c_str());
 }
 
-// What limited the chosen batch, read from the batch stage as it ran: a larger size that ran out of memory,
-// the range's end, a larger size that was not faster, one that failed otherwise, or what ended the stage.
+// What limited the chosen batch, read from the batch stage as it ran; when no larger size tells, what ended the
+// stage does: the strategy itself (throughput stopped improving), its trial cap, or the budget.
 StopReasons batch_stop_reasons(const DriveOutcome& ramp, int chosen, int max_batch_size) {
-  const DrivenTrial* oom = nullptr;
-  const DrivenTrial* failed = nullptr;
-  bool larger_ran = false;
-  const auto smaller = [](const DrivenTrial& t, const DrivenTrial* than) {
-    return !than || t.candidate.batch_size < than->candidate.batch_size;
-  };
-  for (const auto& t : ramp.trials) {
-    if (t.candidate.batch_size <= chosen) continue;
-    if (t.result.ok()) larger_ran = true;
-    else if (t.result.status == TrialStatus::oom) oom = smaller(t, oom) ? &t : oom;
-    else failed = smaller(t, failed) ? &t : failed;
-  }
-  StopReasons r;
+  std::vector<BatchTrial> trials;
+  for (const auto& t : ramp.trials) trials.push_back({t.candidate.batch_size, t.result.status});
+  const BatchLimit otherwise = ramp.cause == StopCause::strategy    ? BatchLimit::throughput
+                               : ramp.cause == StopCause::trial_cap ? BatchLimit::trials
+                                                                    : BatchLimit::budget;
+  StopReasons r = batch_limit_of(trials, chosen, chosen >= max_batch_size, otherwise);
   r.batch_stop = ramp.stop_reason;
-  r.batch_limit = oom ? BatchLimit::memory
-                : chosen >= max_batch_size ? BatchLimit::range
-                : larger_ran ? BatchLimit::throughput
-                : failed ? BatchLimit::failure
-                : ramp.cause == StopCause::strategy ? BatchLimit::throughput
-                : ramp.cause == StopCause::trial_cap ? BatchLimit::trials
-                : BatchLimit::budget;
-  if (const DrivenTrial* limit = oom ? oom : r.batch_limit == BatchLimit::failure ? failed : nullptr) {
-    r.limit_batch_size = limit->candidate.batch_size;
-    r.limit_status = limit->result.status;
-  }
   return r;
 }
 
@@ -273,7 +255,7 @@ BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const 
   outcome.precision = precision;
   outcome.study_id = db_.ensure_study(make_study_key(request.model.name, request.model.config_hash(), request.instance,
                                                      request.libtorch_version, backend, precision, request.seq_len,
-                                                     "attention=" + request.attention + ",optimizer=" + request.optimizer));
+                                                     step_options_key(request.attention, request.optimizer)));
   const double backend_end = elapsed() + backend_seconds;
   Stage stage(*this, request, outcome, elapsed() + settings_.ramp_budget_share * backend_seconds);
   const auto batch_tuner = make_tuner(settings_.batch_tuner, batch_space(request), request.seed);

@@ -4,10 +4,13 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <stdexcept>
 
+#include "tuners/tuner_registry.h"
 #include "util/duration.h"
+#include "util/join.h"
 #include "util/paths.h"
 #include "util/yaml_fields.h"
 
@@ -25,8 +28,8 @@ void read_duration(const YAML::Node& root, const char* key, double& out, const s
   }
 }
 
-// tuner_options: a map from strategy name to a map of option values (numbers); names are checked when a
-// strategy is built (make_tuner names an option it does not declare).
+// tuner_options: a map from strategy name (a registered one) to a map of option values (numbers); option names
+// are checked when the strategy is built (make_tuner names an option it does not declare).
 void read_tuner_options(const YAML::Node& root, const std::string& file,
                         std::map<std::string, std::map<std::string, double>>& out) {
   const YAML::Node node = root["tuner_options"];
@@ -34,6 +37,10 @@ void read_tuner_options(const YAML::Node& root, const std::string& file,
   if (!node.IsMap()) throw std::invalid_argument(file + ": key 'tuner_options': expected a map of strategy -> options");
   for (const auto& strategy : node) {
     const std::string name = strategy.first.as<std::string>();
+    const auto names = tuner_names();
+    if (std::find(names.begin(), names.end(), name) == names.end())
+      throw std::invalid_argument(file + ": key 'tuner_options." + name + "': no strategy '" + name +
+                                  "': expected one of " + join(names));
     if (!strategy.second.IsMap())
       throw std::invalid_argument(file + ": key 'tuner_options." + name + "': expected a map of option -> number");
     for (const auto& option : strategy.second) {

@@ -2,6 +2,7 @@
 // prediction every stage checks against the time left.
 #pragma once
 #include <map>
+#include <vector>
 
 #include "trial/trial_result.h"
 #include "trial/trial_spec.h"
@@ -12,12 +13,14 @@ class TrialTimePredictor {
  public:
   // A trial the search knows (run now or reused): a throughput trial that fit gives its batch's step time.
   void observe(const TrialSpec& spec, const TrialResult& result);
-  // A trial run now: its wall time, and the part of it that was neither compile nor steps (process start,
-  // model build, data), which every trial pays.
+  // A trial run now: its wall time, and when it succeeded the part of it that was neither compile nor steps
+  // (process start, model build, data), which every trial pays. A failed trial's wall time (a timeout, an
+  // out-of-memory kill) says nothing of that part.
   void observe_run(const TrialSpec& spec, const TrialResult& result);
   // Seconds the trial is expected to take. A learning-rate trial at a batch whose step time is known: the fixed
-  // part, the compile and its steps at that step time. A throughput trial at a new size: twice the last run
-  // (the ramp doubles the batch). Otherwise the last run's wall time.
+  // part (the median over the successful runs; the last run's wall time before one succeeded), the compile and
+  // its steps at that step time. A throughput trial at a new size: twice the last run (the ramp doubles the
+  // batch). Otherwise the last run's wall time.
   double predict(const TrialSpec& spec) const;
 
  private:
@@ -26,8 +29,8 @@ class TrialTimePredictor {
     double compile_seconds = 0;
   };
   std::map<int, Speed> speed_;  // by batch size: the throughput trials that fit
-  double last_wall_ = 0;        // the latest trial run now
-  double fixed_seconds_ = 0;    // ...its wall time less its compile and its steps
+  double last_wall_ = 0;              // the latest trial run now
+  std::vector<double> fixed_seconds_;  // each successful run's wall time less its compile and its steps
 };
 
 }  // namespace tune

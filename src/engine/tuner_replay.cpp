@@ -2,8 +2,6 @@
 // max_trials is the runner's own guard; a tuner that needs it has broken its contract.
 #include "engine/tuner_replay.h"
 
-#include "util/table_format.h"
-
 namespace tune {
 
 std::optional<std::string> TrialCountBudget::refuses(const Candidate&) {

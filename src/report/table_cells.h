@@ -11,7 +11,7 @@ namespace tune {
 std::vector<std::string> table_header();
 std::vector<std::string> table_cells(const TableRow& row);
 
-// "OOM at 64", "timeout at 32", "budget", or "" (range cap, or a larger batch was not faster).
+// "OOM at 64", "timeout at 32", "budget", "max trials", or "" (range cap, or throughput: no faster size).
 std::string batch_limit_note(const BackendResult& result);
 // "64*" (range cap), "32 (OOM at 64)", "16 (jit; timeout at 32)": the size, the backend when given, the limit.
 std::string batch_size_cell(const BackendResult& result, const std::string& backend);

@@ -5,6 +5,7 @@
 #include <sqlite3.h>
 
 #include <chrono>
+#include <map>
 #include <thread>
 
 #include <cstring>
@@ -50,7 +51,7 @@ ALTER TABLE best_configs ADD COLUMN flops_per_step REAL NOT NULL DEFAULT 0;
 ALTER TABLE best_configs ADD COLUMN mfu REAL NOT NULL DEFAULT 0;
 )sql",
     // 3: studies keep their instance's hardware as parts, best configs why their searches ended
-    // (Database::backfill_schema_3 fills both for rows stored before).
+    // (Database::backfill_schema_3 fills both for rows stored before, then kSchema3Drops drops what they derive).
     R"sql(
 ALTER TABLE studies ADD COLUMN device TEXT NOT NULL DEFAULT '';
 ALTER TABLE studies ADD COLUMN device_name TEXT NOT NULL DEFAULT '';
@@ -67,6 +68,12 @@ ALTER TABLE best_configs ADD COLUMN lr_stop TEXT NOT NULL DEFAULT '';
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kSchemaVersion, "one migration per schema version");
+
+// After schema 3's backfill: the text the parts replace, and the flag the batch limit replaces.
+constexpr const char* kSchema3Drops = R"sql(
+ALTER TABLE studies DROP COLUMN instance_fingerprint;
+ALTER TABLE best_configs DROP COLUMN batch_capped_by_range;
+)sql";
 
 // A prepared statement that finalizes itself; binds by 1-based index, reads columns by name.
 class Statement {
@@ -122,9 +129,12 @@ StoredTrial read_trial(const Statement& s) {
   return t;
 }
 
+// Every selected column is named with AS: SQLite leaves a bare "s.model"'s result name unspecified.
 constexpr const char* kStudyColumns =
-    "s.id AS study_id, s.model, s.model_config_hash, s.instance, s.device, s.device_name, s.memory_bytes, s.threads,"
-    " s.device_count, s.libtorch_version, s.tune_version, s.backend, s.precision, s.seq_len, s.step_options";
+    "s.id AS study_id, s.model AS model, s.model_config_hash AS model_config_hash, s.instance AS instance,"
+    " s.device AS device, s.device_name AS device_name, s.memory_bytes AS memory_bytes, s.threads AS threads,"
+    " s.device_count AS device_count, s.libtorch_version AS libtorch_version, s.tune_version AS tune_version,"
+    " s.backend AS backend, s.precision AS precision, s.seq_len AS seq_len, s.step_options AS step_options";
 
 StudyKey read_study_key(const Statement& s) {
   StudyKey k;
@@ -146,9 +156,13 @@ StudyKey read_study_key(const Statement& s) {
 }
 
 constexpr const char* kBestColumns =
-    "b.batch_size, b.learning_rate, b.samples_per_second, b.step_time, b.compile_overhead_seconds,"
-    " b.peak_memory_bytes, b.lr_score_loss, b.trials_run, b.step_time_ci_low, b.step_time_ci_high, b.flops_per_step,"
-    " b.mfu, b.batch_limit, b.limit_batch_size, b.limit_status, b.batch_stop, b.lr_stop_cause, b.lr_stop, b.updated_at";
+    "b.batch_size AS batch_size, b.learning_rate AS learning_rate, b.samples_per_second AS samples_per_second,"
+    " b.step_time AS step_time, b.compile_overhead_seconds AS compile_overhead_seconds,"
+    " b.peak_memory_bytes AS peak_memory_bytes, b.lr_score_loss AS lr_score_loss, b.trials_run AS trials_run,"
+    " b.step_time_ci_low AS step_time_ci_low, b.step_time_ci_high AS step_time_ci_high,"
+    " b.flops_per_step AS flops_per_step, b.mfu AS mfu, b.batch_limit AS batch_limit,"
+    " b.limit_batch_size AS limit_batch_size, b.limit_status AS limit_status, b.batch_stop AS batch_stop,"
+    " b.lr_stop_cause AS lr_stop_cause, b.lr_stop AS lr_stop, b.updated_at AS updated_at";
 
 BestConfig read_best(const Statement& s) {
   BestConfig b;
@@ -193,6 +207,10 @@ std::string StudyKey::key() const {
   return stable_hash(model + '\n' + model_config_hash + '\n' + instance + '\n' + hardware.fingerprint() + '\n' +
                      libtorch_version + '\n' + tune_version + '\n' + backend + '\n' + precision + '\n' +
                      std::to_string(seq_len) + options);
+}
+
+std::string step_options_key(const std::string& attention, const std::string& optimizer) {
+  return "attention=" + attention + ",optimizer=" + optimizer;
 }
 
 StudyKey make_study_key(const std::string& model, const std::string& model_config_hash, const Instance& instance,
@@ -256,8 +274,13 @@ void Database::migrate() {
     if (version > kSchemaVersion)
       throw std::runtime_error("schema version " + std::to_string(version) + " is newer than this tune (" +
                                std::to_string(kSchemaVersion) + ")");
-    for (int v = version; v < kMigrationCount; ++v) exec(kMigrations[v]);
-    if (version < 3) backfill_schema_3();
+    for (int v = version; v < kMigrationCount; ++v) {
+      exec(kMigrations[v]);
+      if (v == 2) {
+        backfill_schema_3();
+        exec(kSchema3Drops);
+      }
+    }
     exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
     exec("COMMIT");
   } catch (...) {
@@ -266,9 +289,14 @@ void Database::migrate() {
   }
 }
 
-// Rows stored before schema 3: the hardware parsed from its fingerprint, the stop reasons derived from each
-// study's trials as the tables of schema 2 derived them (store/schema3_backfill.h). Only ever run here.
+// Rows stored before schema 3: the hardware parsed from its fingerprint, the batch limit from each study's
+// throughput trials as the tables of schema 2 derived it (store/schema3_backfill.h). Only ever run here.
 void Database::backfill_schema_3() {
+  backfill_hardware();
+  backfill_batch_limits();
+}
+
+void Database::backfill_hardware() {
   std::vector<std::pair<int64_t, std::string>> fingerprints;
   for (Statement s(db_, "SELECT id, instance_fingerprint FROM studies"); s.step();)
     fingerprints.emplace_back(s.integer("id"), s.text("instance_fingerprint"));
@@ -279,13 +307,21 @@ void Database::backfill_schema_3() {
     u.bind(1, h.device).bind(2, h.device_name).bind(3, h.memory_bytes).bind(4, h.threads).bind(5, h.device_count);
     u.bind(6, id).step();
   }
+}
+
+void Database::backfill_batch_limits() {
   std::vector<std::pair<int64_t, LegacyBest>> bests;
   for (Statement s(db_, "SELECT study_id, batch_size, samples_per_second, batch_capped_by_range FROM best_configs");
        s.step();)
     bests.push_back({s.integer("study_id"), {static_cast<int>(s.integer("batch_size")), s.real("samples_per_second"),
                                              s.integer("batch_capped_by_range") != 0}});
+  std::map<int64_t, std::vector<LegacyTrial>> throughput;
+  for (Statement s(db_, "SELECT study_id, batch_size, status, samples_per_second FROM trials"
+                        " WHERE purpose = 'throughput'"); s.step();)
+    throughput[s.integer("study_id")].push_back({static_cast<int>(s.integer("batch_size")),
+                                                 parse_trial_status(s.text("status")), s.real("samples_per_second")});
   for (const auto& [id, best] : bests) {
-    const StopReasons r = legacy_stop_reasons(best, trials(id));
+    const StopReasons r = legacy_stop_reasons(best, throughput[id]);
     Statement u(db_, "UPDATE best_configs SET batch_limit = ?, limit_batch_size = ?, limit_status = ? WHERE study_id = ?");
     u.bind(1, to_string(r.batch_limit)).bind(2, r.limit_batch_size).bind(3, to_string(r.limit_status)).bind(4, id);
     u.step();
@@ -294,14 +330,13 @@ void Database::backfill_schema_3() {
 
 int64_t Database::ensure_study(const StudyKey& k) {
   Statement insert(db_,
-                   "INSERT OR IGNORE INTO studies (study_key, model, model_config_hash, instance, instance_fingerprint,"
-                   " libtorch_version, tune_version, backend, precision, seq_len, step_options, device, device_name,"
-                   " memory_bytes, threads, device_count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+                   "INSERT OR IGNORE INTO studies (study_key, model, model_config_hash, instance, libtorch_version,"
+                   " tune_version, backend, precision, seq_len, step_options, device, device_name, memory_bytes,"
+                   " threads, device_count) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   insert.bind(1, k.key()).bind(2, k.model).bind(3, k.model_config_hash).bind(4, k.instance);
-  insert.bind(5, k.hardware.fingerprint()).bind(6, k.libtorch_version).bind(7, k.tune_version);
-  insert.bind(8, k.backend).bind(9, k.precision).bind(10, k.seq_len).bind(11, k.step_options);
-  insert.bind(12, k.hardware.device).bind(13, k.hardware.device_name).bind(14, k.hardware.memory_bytes);
-  insert.bind(15, k.hardware.threads).bind(16, k.hardware.device_count);
+  insert.bind(5, k.libtorch_version).bind(6, k.tune_version).bind(7, k.backend).bind(8, k.precision);
+  insert.bind(9, k.seq_len).bind(10, k.step_options).bind(11, k.hardware.device).bind(12, k.hardware.device_name);
+  insert.bind(13, k.hardware.memory_bytes).bind(14, k.hardware.threads).bind(15, k.hardware.device_count);
   insert.step();
   Statement select(db_, "SELECT id FROM studies WHERE study_key = ?");
   select.bind(1, k.key());
@@ -340,16 +375,16 @@ std::vector<StoredTrial> Database::trials(int64_t study_id) const {
 
 void Database::save_best(int64_t study_id, const BestConfig& b) {
   Statement s(db_,
-              "INSERT OR REPLACE INTO best_configs (study_id, batch_size, batch_capped_by_range, learning_rate,"
-              " samples_per_second, step_time, compile_overhead_seconds, peak_memory_bytes, lr_score_loss,"
-              " trials_run, step_time_ci_low, step_time_ci_high, flops_per_step, mfu, batch_limit, limit_batch_size,"
-              " limit_status, batch_stop, lr_stop_cause, lr_stop) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
-  s.bind(1, study_id).bind(2, b.batch_size).bind(3, b.batch_capped_by_range() ? 1 : 0).bind(4, b.learning_rate);
-  s.bind(5, b.samples_per_second).bind(6, b.step_time).bind(7, b.compile_overhead_seconds);
-  s.bind(8, b.peak_memory_bytes).bind(9, b.lr_score_loss).bind(10, b.trials_run);
-  s.bind(11, b.step_time_ci_low).bind(12, b.step_time_ci_high).bind(13, b.flops_per_step).bind(14, b.mfu);
-  s.bind(15, to_string(b.stop.batch_limit)).bind(16, b.stop.limit_batch_size).bind(17, to_string(b.stop.limit_status));
-  s.bind(18, b.stop.batch_stop).bind(19, to_string(b.stop.lr_cause)).bind(20, b.stop.lr_stop);
+              "INSERT OR REPLACE INTO best_configs (study_id, batch_size, learning_rate, samples_per_second, step_time,"
+              " compile_overhead_seconds, peak_memory_bytes, lr_score_loss, trials_run, step_time_ci_low,"
+              " step_time_ci_high, flops_per_step, mfu, batch_limit, limit_batch_size, limit_status, batch_stop,"
+              " lr_stop_cause, lr_stop) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+  s.bind(1, study_id).bind(2, b.batch_size).bind(3, b.learning_rate).bind(4, b.samples_per_second);
+  s.bind(5, b.step_time).bind(6, b.compile_overhead_seconds).bind(7, b.peak_memory_bytes).bind(8, b.lr_score_loss);
+  s.bind(9, b.trials_run).bind(10, b.step_time_ci_low).bind(11, b.step_time_ci_high).bind(12, b.flops_per_step);
+  s.bind(13, b.mfu).bind(14, to_string(b.stop.batch_limit)).bind(15, b.stop.limit_batch_size);
+  s.bind(16, to_string(b.stop.limit_status)).bind(17, b.stop.batch_stop).bind(18, to_string(b.stop.lr_cause));
+  s.bind(19, b.stop.lr_stop);
   s.step();
 }
 

@@ -17,6 +17,8 @@ namespace tune {
 
 constexpr int kSchemaVersion = 3;
 constexpr const char* kDefaultStepOptions = "attention=math,optimizer=adamw";
+// The step options a study is keyed by: "attention=math,optimizer=adamw".
+std::string step_options_key(const std::string& attention, const std::string& optimizer);
 
 // Everything that makes measurements comparable. Results with different keys never mix.
 struct StudyKey {
@@ -100,6 +102,8 @@ class Database {
   void exec(const std::string& sql) const;
   void migrate();
   void backfill_schema_3();
+  void backfill_hardware();
+  void backfill_batch_limits();
   std::string path_;
   sqlite3* db_ = nullptr;
 };

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "store/database.h"
 
 namespace tune {
 namespace {
@@ -53,37 +52,18 @@ InstanceHardware hardware_from_fingerprint(const std::string& fingerprint) {
   return h;
 }
 
-StopReasons legacy_stop_reasons(const LegacyBest& best, const std::vector<StoredTrial>& trials) {
-  const StoredTrial* oom = nullptr;
-  const StoredTrial* failed = nullptr;
-  bool larger_ran = false;
+StopReasons legacy_stop_reasons(const LegacyBest& best, const std::vector<LegacyTrial>& trials) {
+  std::vector<BatchTrial> batch_trials;
   double smaller_best_rate = 0;  // the fastest smaller size, to tell a plateau from a ramp cut short
   for (const auto& t : trials) {
-    if (t.spec.purpose != TrialPurpose::throughput) continue;
-    const TrialStatus s = t.result.status;
-    if (t.spec.batch_size < best.batch_size && s == TrialStatus::ok)
-      smaller_best_rate = std::max(smaller_best_rate, t.result.samples_per_second);
-    if (t.spec.batch_size <= best.batch_size) continue;
-    if (s == TrialStatus::oom && (!oom || t.spec.batch_size < oom->spec.batch_size)) oom = &t;
-    else if (s == TrialStatus::ok) larger_ran = true;
-    else if (!failed || t.spec.batch_size < failed->spec.batch_size) failed = &t;
+    batch_trials.push_back({t.batch_size, t.status});
+    if (t.batch_size < best.batch_size && t.status == TrialStatus::ok)
+      smaller_best_rate = std::max(smaller_best_rate, t.samples_per_second);
   }
   const bool plateau =
       smaller_best_rate > 0 && best.samples_per_second < smaller_best_rate * (1 + kSchema2MinThroughputGain);
-  // Memory outranks the rest: a bisecting search may also have run larger sizes that were slower.
-  StopReasons r;
-  r.batch_limit = oom ? BatchLimit::memory
-                : best.capped_by_range ? BatchLimit::range
-                : larger_ran ? BatchLimit::throughput
-                : failed ? BatchLimit::failure
-                : plateau ? BatchLimit::throughput
-                : BatchLimit::budget;
-  const StoredTrial* limit = oom ? oom : failed;
-  if (r.batch_limit == BatchLimit::memory || r.batch_limit == BatchLimit::failure) {
-    r.limit_batch_size = limit->spec.batch_size;
-    r.limit_status = limit->result.status;
-  }
-  return r;
+  return batch_limit_of(batch_trials, best.batch_size, best.capped_by_range,
+                        plateau ? BatchLimit::throughput : BatchLimit::budget);
 }
 
 }  // namespace tune

@@ -1,4 +1,5 @@
-// Names of the stored stop reasons, both ways; an unknown name in a database is an error naming it.
+// Names of the stored stop reasons, both ways (an unknown name in a database is an error naming it), and the
+// one rule that says what limited a batch search's choice.
 #include "store/stop_reasons.h"
 
 #include <stdexcept>
@@ -30,6 +31,30 @@ std::string to_string(BatchLimit limit) {
     case BatchLimit::trials: return "trials";
   }
   return "budget";
+}
+
+StopReasons batch_limit_of(const std::vector<BatchTrial>& trials, int chosen, bool capped, BatchLimit otherwise) {
+  const BatchTrial* oom = nullptr;
+  const BatchTrial* failed = nullptr;
+  bool larger_ran = false;
+  const auto smaller = [](const BatchTrial& t, const BatchTrial* than) { return !than || t.batch_size < than->batch_size; };
+  for (const auto& t : trials) {
+    if (t.batch_size <= chosen) continue;
+    if (t.status == TrialStatus::ok) larger_ran = true;
+    else if (t.status == TrialStatus::oom) oom = smaller(t, oom) ? &t : oom;
+    else failed = smaller(t, failed) ? &t : failed;
+  }
+  StopReasons r;
+  r.batch_limit = oom ? BatchLimit::memory
+                : capped ? BatchLimit::range
+                : larger_ran ? BatchLimit::throughput
+                : failed ? BatchLimit::failure
+                : otherwise;
+  if (const BatchTrial* limit = oom ? oom : r.batch_limit == BatchLimit::failure ? failed : nullptr) {
+    r.limit_batch_size = limit->batch_size;
+    r.limit_status = limit->status;
+  }
+  return r;
 }
 
 BatchLimit parse_batch_limit(const std::string& text) {

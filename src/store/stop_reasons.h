@@ -2,6 +2,7 @@
 // size, and what ended each stage. The engine writes them as it searches; reports read them, never re-derive.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "trial/trial_status.h"
 
@@ -34,5 +35,17 @@ struct StopReasons {
   StopCause lr_cause = StopCause::strategy;
   std::string lr_stop;                         // the learning-rate search's stop reason, as printed
 };
+
+// A throughput trial of a batch search, as the batch-limit rule reads it.
+struct BatchTrial {
+  int batch_size = 0;
+  TrialStatus status = TrialStatus::ok;
+};
+
+// What limited the `chosen` batch: a larger size out of memory (the smallest such), else the range's end
+// (`capped`), else a larger size that ran and was not faster, else a larger size that failed otherwise (the
+// smallest), else `otherwise`: what ended the search, as the caller knows it. Memory outranks the rest: a
+// bisecting search may also have run larger sizes that were slower. Fills the limit fields only.
+StopReasons batch_limit_of(const std::vector<BatchTrial>& trials, int chosen, bool capped, BatchLimit otherwise);
 
 }  // namespace tune

@@ -82,15 +82,20 @@ PythonWorker::PythonWorker(const std::vector<std::string>& argv) {
     throw std::runtime_error(std::string("cannot open a socket pair for the Python worker: ") + std::strerror(errno));
   const pid_t parent = getpid();
   pid_ = fork();
-  if (pid_ < 0) throw std::runtime_error(std::string("cannot fork the Python worker: ") + std::strerror(errno));
+  if (pid_ < 0) {
+    const int error = errno;
+    close(sockets[0]);
+    close(sockets[1]);
+    throw std::runtime_error(std::string("cannot fork the Python worker: ") + std::strerror(error));
+  }
   if (pid_ == 0) exec_worker(argv, sockets[1], parent);
   close(sockets[1]);
-  to_worker_ = from_worker_ = sockets[0];
+  socket_ = sockets[0];
 }
 
 // Closing the socket ends a worker that still waits for requests; one that does not end is killed.
 PythonWorker::~PythonWorker() {
-  if (to_worker_ >= 0) close(to_worker_);
+  if (socket_ >= 0) close(socket_);
   if (pid_ <= 0) return;
   int status = 0;
   for (int waited = 0; waited < 100; ++waited) {
@@ -112,49 +117,50 @@ WorkerFailure PythonWorker::ended() {
           "the Python worker ended (" + describe_outcome(outcome) + "); its output is in the trial's log"};
 }
 
-std::variant<nlohmann::json, WorkerFailure> PythonWorker::exchange(const nlohmann::json& request,
-                                                                   const char* reply_key) {
-  const std::string line = request.dump() + "\n";
-  if (pid_ <= 0 || send(to_worker_, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size()))
-    return ended();
+std::optional<std::string> PythonWorker::round_trip(const std::string& line) {
+  if (pid_ <= 0 || send(socket_, line.data(), line.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(line.size()))
+    return std::nullopt;
   size_t newline;
   while ((newline = buffer_.find('\n')) == std::string::npos) {
     char chunk[65536];
-    const ssize_t n = recv(from_worker_, chunk, sizeof chunk, 0);
+    const ssize_t n = recv(socket_, chunk, sizeof chunk, 0);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return ended();
+    if (n <= 0) return std::nullopt;
     buffer_.append(chunk, static_cast<size_t>(n));
   }
-  const std::string reply_line = buffer_.substr(0, newline);
+  std::string reply = buffer_.substr(0, newline);
   buffer_.erase(0, newline + 1);
+  return reply;
+}
+
+template <typename Reply>
+std::variant<Reply, WorkerFailure> PythonWorker::request(const nlohmann::json& request, const char* reply_key) {
+  const auto line = round_trip(request.dump() + "\n");
+  if (!line) return ended();
   try {
-    const nlohmann::json reply = nlohmann::json::parse(reply_line);
+    const nlohmann::json reply = nlohmann::json::parse(*line);
     if (reply.contains("failure")) return reply.at("failure").get<WorkerFailure>();
-    return reply.at(reply_key);
-  } catch (const std::exception& e) {  // not JSON, a missing field, or an unknown status name
+    return reply.at(reply_key).get<Reply>();
+  } catch (const std::exception& e) {  // not JSON, a missing field, a bad number, an unknown status name
     return WorkerFailure{TrialStatus::crashed, "worker", "the Python worker's reply is not the protocol's (" +
-                                                             std::string(e.what()) + "): " + reply_line.substr(0, 300)};
+                                                             std::string(e.what()) + "): " + line->substr(0, 300)};
   }
 }
 
 std::variant<WorkerReady, WorkerFailure> PythonWorker::start(const TrialSpec& spec, const std::string& batches,
                                                              const std::string& dir) {
-  auto reply = exchange({{"op", "start"}, {"protocol", kWorkerProtocol}, {"spec", spec}, {"batches", batches},
-                         {"dir", dir}}, "ready");
-  if (auto* failure = std::get_if<WorkerFailure>(&reply)) return *failure;
-  return std::get<nlohmann::json>(reply).get<WorkerReady>();
+  return request<WorkerReady>({{"op", "start"}, {"protocol", kWorkerProtocol}, {"spec", spec}, {"batches", batches},
+                               {"dir", dir}}, "ready");
 }
 
 std::variant<WorkerSteps, WorkerFailure> PythonWorker::steps(int n) {
-  auto reply = exchange({{"op", "steps"}, {"n", n}}, "steps");
-  if (auto* failure = std::get_if<WorkerFailure>(&reply)) return *failure;
-  return std::get<nlohmann::json>(reply).get<WorkerSteps>();
+  return request<WorkerSteps>({{"op", "steps"}, {"n", n}}, "steps");
 }
 
 std::optional<WorkerFinish> PythonWorker::finish() {
-  auto reply = exchange({{"op", "finish"}}, "finish");
-  if (std::holds_alternative<WorkerFailure>(reply)) return std::nullopt;
-  return std::get<nlohmann::json>(reply).get<WorkerFinish>();
+  auto reply = request<WorkerFinish>({{"op", "finish"}}, "finish");
+  if (auto* finish = std::get_if<WorkerFinish>(&reply)) return *finish;
+  return std::nullopt;
 }
 
 std::optional<StepBlock> WorkerStepRunner::run(int n) {
@@ -180,28 +186,20 @@ void keep_worker_account(const std::optional<WorkerFinish>& end, TrialResult& r)
   r.peak_memory_bytes = end->peak_memory_bytes;
 }
 
-}  // namespace
-
-TrialResult run_python_worker_trial(const TrialSpec& spec, const std::string& batches_path, const std::string& dir,
-                                    std::vector<std::string> worker_argv) {
-  std::optional<PythonWorker> worker;
-  try {  // no python or no worker script: this backend cannot run here
-    if (worker_argv.empty()) worker_argv = {python_executable(), python_worker_script()};
-    worker.emplace(worker_argv);
-  } catch (const std::runtime_error& e) {
-    return failed_result(TrialStatus::compile_error, "python", e.what());
-  }
+// The trial over a started worker: ready, the measurement protocol on its steps, its account at the end.
+TrialResult measure_on_worker(const TrialSpec& spec, PythonWorker& worker, const std::string& batches_path,
+                              const std::string& dir) {
   TrialResult r;
-  const auto ready = worker->start(spec, batches_path, dir);
+  const auto ready = worker.start(spec, batches_path, dir);
   if (const auto* failure = std::get_if<WorkerFailure>(&ready)) {
     r = failed_result(failure->status, failure->stage, failure->message);
-    keep_worker_account(worker->finish(), r);
+    keep_worker_account(worker.finish(), r);
     return r;
   }
   r.parameter_count = std::get<WorkerReady>(ready).parameter_count;
-  WorkerStepRunner runner(*worker, std::get<WorkerReady>(ready).block_steps, r);
+  WorkerStepRunner runner(worker, std::get<WorkerReady>(ready).block_steps, r);
   const bool finished = run_measured_steps(spec, runner, r);
-  const auto end = worker->finish();
+  const auto end = worker.finish();
   keep_worker_account(end, r);
   if (!finished) return r;
   if (end) {
@@ -211,6 +209,23 @@ TrialResult run_python_worker_trial(const TrialSpec& spec, const std::string& ba
   r.status = TrialStatus::ok;
   summarise_steps(spec, r);
   return r;
+}
+
+}  // namespace
+
+TrialResult run_python_worker_trial(const TrialSpec& spec, const std::string& batches_path, const std::string& dir,
+                                    std::vector<std::string> worker_argv) {
+  try {  // no python or no worker script: this backend cannot run here
+    if (worker_argv.empty()) worker_argv = {python_executable(), python_worker_script()};
+  } catch (const std::runtime_error& e) {
+    return failed_result(TrialStatus::compile_error, "python", e.what());
+  }
+  try {
+    PythonWorker worker(worker_argv);
+    return measure_on_worker(spec, worker, batches_path, dir);
+  } catch (const std::exception& e) {  // the worker could not be started, or this side broke
+    return failed_result(TrialStatus::crashed, "worker", e.what());
+  }
 }
 
 }  // namespace tune

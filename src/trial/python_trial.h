@@ -59,9 +59,10 @@ std::string python_executable();
 // The worker script, src/trial/python_worker.py under tune_home(). Throws std::runtime_error when missing.
 std::string python_worker_script();
 
-// One worker process: started with pipes on its stdin and stdout (its stderr is this process's, the trial's log),
-// in this process's group, so a trial's timeout ends it too. Each request returns the reply, or a failure: the
-// worker's own, or its end (oom when killed by SIGKILL, else crashed, with how it ended).
+// One worker process: started with its end of a socket pair on its stdin and stdout (its stderr is this process's,
+// the trial's log), in this process's group, so a trial's timeout ends it too. Each request returns the reply, or a
+// failure: the worker's own, a reply that breaks the protocol, or the worker's end (oom when killed by SIGKILL,
+// else crashed, with how it ended). Throws std::runtime_error when the worker cannot be started.
 class PythonWorker {
  public:
   explicit PythonWorker(const std::vector<std::string>& argv);
@@ -75,11 +76,13 @@ class PythonWorker {
   std::optional<WorkerFinish> finish();  // nothing when the worker is gone
 
  private:
-  std::variant<nlohmann::json, WorkerFailure> exchange(const nlohmann::json& request, const char* reply_key);
+  template <typename Reply>
+  std::variant<Reply, WorkerFailure> request(const nlohmann::json& request, const char* reply_key);
+  std::optional<std::string> round_trip(const std::string& line);  // the reply's line; nothing when the worker ended
   WorkerFailure ended();
   pid_t pid_ = -1;
-  int to_worker_ = -1, from_worker_ = -1;
-  std::string buffer_;
+  int socket_ = -1;
+  std::string buffer_;  // what came after the last reply's line
 };
 
 // The worker's steps as the measurement protocol asks for them; losses recorded, a failure set on the result.

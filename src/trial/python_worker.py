@@ -425,9 +425,12 @@ def serve(requests, replies, new_session=Session):
 
 def main(argv=None):
     argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
-    replies = os.fdopen(os.dup(1), "w")
-    os.dup2(2, 1)  # whatever a library prints goes to the trial's log, never into the protocol
-    serve(sys.stdin, replies)
+    # The protocol on private copies of the socket (os.dup's are not inherited): a process the worker starts (an
+    # Inductor compile worker) must not hold it open past the worker's end, nor read requests, nor print replies.
+    requests, replies = os.fdopen(os.dup(0), "r"), os.fdopen(os.dup(1), "w")
+    os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
+    os.dup2(2, 1)  # whatever a library prints goes to the trial's log
+    serve(requests, replies)
     return 0
 
 

@@ -121,16 +121,28 @@ double trial_flops_per_step(const TrialSpec& spec, const Batch& example) {
 
 namespace {
 
+// The worker's copy of the batches, removed however the trial ends (a search would keep one set per trial).
+struct RemovedAtEnd {
+  std::filesystem::path path;
+  ~RemovedAtEnd() {
+    std::error_code ignored;
+    std::filesystem::remove(path, ignored);
+  }
+};
+
 // A Python-worker backend: this process writes the trial's batches for the worker (the very batches a libtorch
-// backend trains on), and runs the measurement protocol on the worker's steps.
+// backend trains on), and runs the measurement protocol on the worker's steps (never throwing).
 TrialResult run_worker_trial_body(const TrialSpec& spec, const std::string& work_dir) {
   std::string description;
-  const std::vector<Batch> batches = trial_batches(spec, &description);
+  const std::vector<Batch> batches = trial_batches(spec, &description);  // bad data: invalid, as in any trial
   std::fprintf(stderr, "tune: data: %s\n", description.c_str());
-  const std::string batches_path = (std::filesystem::path(work_dir) / "batches.pt").string();
-  dump_batches(batches, batches_path);
-  TrialResult r = run_python_worker_trial(spec, batches_path, work_dir);
-  std::filesystem::remove(batches_path);  // a search would otherwise keep one set per trial
+  const RemovedAtEnd copy{std::filesystem::path(work_dir) / "batches.pt"};
+  try {
+    dump_batches(batches, copy.path.string());
+  } catch (const std::exception& e) {
+    return failed_result(TrialStatus::crashed, "dump_batches", e.what());
+  }
+  TrialResult r = run_python_worker_trial(spec, copy.path.string(), work_dir);
   r.flops_per_step = trial_flops_per_step(spec, batches.front());
   return r;
 }
@@ -144,7 +156,7 @@ TrialResult run_trial_in_process(const TrialSpec& spec, const std::string& work_
     } catch (const std::invalid_argument& e) {
       return failed_result(TrialStatus::invalid, "setup", e.what());
     } catch (const std::exception& e) {
-      return failed_result(TrialStatus::crashed, "dump_batches", e.what());
+      return failed_result(TrialStatus::crashed, "setup", e.what());
     }
   }
   if (spec.threads > 0) set_trial_threads(spec.threads);

@@ -34,8 +34,9 @@ void TimeToLossLadder::consider(const TimeToLossTrial& t) {
   if (t.reaches() && (!best_ || t.seconds_to_target < best_->seconds_to_target)) best_ = t;
 }
 
+// A told trial scored on the throughput stage's clock (unscored before the target is known).
 TimeToLossTrial TimeToLossLadder::trial(size_t index) const {
-  return {told()[index].first, told()[index].second, reach_[index].steps, reach_[index].seconds};
+  return scored(told()[index].first, told()[index].second, plan_.step_seconds);
 }
 
 std::optional<double> TimeToLossLadder::best_seconds() const {
@@ -67,7 +68,6 @@ std::optional<Candidate> TimeToLossLadder::propose() {
 
 void TimeToLossLadder::observe(const Candidate& c, const TrialResult& r) {
   const TimeToLossTrial t = scored(c, r, plan_.step_seconds);
-  reach_.push_back({t.steps_to_target, t.seconds_to_target});
   consider(t);
   switch (phase_) {
     case Phase::reference:
@@ -75,11 +75,7 @@ void TimeToLossLadder::observe(const Candidate& c, const TrialResult& r) {
       target_loss_ = r.score_loss;
       target_source_ = strf("score of the reference config (batch %d, lr %.1e) after %d samples", c.batch_size,
                             c.learning_rate, plan_.target.samples);
-      {  // scored now that the target is known: the reference reaches its own score
-        const TimeToLossTrial reference = scored(c, r, plan_.step_seconds);
-        reach_.back() = {reference.steps_to_target, reference.seconds_to_target};
-        consider(reference);
-      }
+      consider(scored(c, r, plan_.step_seconds));  // now that the target is known: it reaches its own score
       return start_search();
     case Phase::joint:
     case Phase::first_rung:
@@ -90,7 +86,7 @@ void TimeToLossLadder::observe(const Candidate& c, const TrialResult& r) {
     case Phase::edge: {
       // One more trial past the rung's edge rate: it replaces the rung's best only when faster.
       std::optional<TimeToLossTrial> best = rung_best_;
-      if (t.reaches() && t.seconds_to_target < best->seconds_to_target) best = t;
+      if (t.reaches() && (!best || t.seconds_to_target < best->seconds_to_target)) best = t;
       return rung_done(best);
     }
     case Phase::start:
@@ -154,8 +150,7 @@ void TimeToLossLadder::note_for_rung(const TimeToLossTrial& t) {
 }
 
 void TimeToLossLadder::inner_done() {
-  stop_ = inner_->stop_reason();
-  if (phase_ == Phase::joint) return finish("joint batch x learning-rate space: " + stop_);
+  if (phase_ == Phase::joint) return finish("joint batch x learning-rate space: " + inner_->stop_reason());
   if (phase_ == Phase::first_rung) {
     start_best_ = fastest_at(start_, rung_fastest_);
     return begin_walk(true);
@@ -236,7 +231,6 @@ void TimeToLossLadder::walk_ended(const std::string& why) {
 }
 
 void TimeToLossLadder::finish(const std::string& why) {
-  stop_ = why;
   stop_reason_ = why;
   phase_ = Phase::done;
 }
@@ -252,7 +246,7 @@ std::string TimeToLossLadder::budget_stop() const {
     case Phase::start:
     case Phase::done: break;
   }
-  return stop_;
+  return stop_reason_;
 }
 
 // ---- the rules the phases share ----
@@ -357,7 +351,7 @@ TimeToLossOutcome TimeToLossLadder::outcome(bool ended_by_budget) const {
   out.target_loss = target_loss_;
   out.target_source = target_source_;
   out.target_samples = plan_.target.samples;
-  out.stop = ended_by_budget ? budget_stop() : stop_;
+  out.stop = ended_by_budget ? budget_stop() : stop_reason_;
   for (size_t i = 0; i < told().size(); ++i) out.trials.push_back(trial(i));
   if (!searched_) return out;
   std::map<int, std::vector<double>> samples;

@@ -106,12 +106,6 @@ class TimeToLossLadder : public Tuner {
   double target_loss_ = 0;
   std::string target_source_;
   bool searched_ = false;  // the target is set and the search began (the pooled clock applies)
-  std::string stop_;
-  struct Reach {
-    int steps = 0;
-    double seconds = 0;
-  };
-  std::vector<Reach> reach_;            // each told trial's time to the target, parallel to told()
   std::optional<TimeToLossTrial> best_;  // the fewest seconds so far (cut answers included)
   std::optional<Candidate> asked_;       // the reference or edge candidate awaiting its result
   // The strategy of the joint space or of the current rung, and the candidate of it the driver runs.
