@@ -4,14 +4,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
-#include <sys/wait.h>
 
+#include "cli_run.h"
 #include "family_checks.h"
 #include "test_helpers.h"
 #include "trial/python_trial.h"
@@ -159,14 +158,9 @@ TEST(InductorSearch, EagerAndInductorEndToEnd) {
   const std::string settings = write_file(dir / "search.yaml",
       "budget: 30m\nmax_batch_size: 1\nlearning_rates: [1.0e-3]\nwarmup_steps: 2\nmin_measure_steps: 3\n"
       "max_measure_steps: 6\nmeasure_time: 5s\nlr_train_steps: 4\ntrial_timeout: 20m\n");
-  const std::string cmd = std::string(TUNE_EXECUTABLE) + " --model bert-tiny --backends eager,inductor --seq-len 32 --settings " +
-                          settings + " --db " + (dir / "t.db").string() + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  std::string out;
-  std::array<char, 4096> buf{};
-  while (size_t n = fread(buf.data(), 1, buf.size(), pipe)) out.append(buf.data(), n);
-  const int status = pclose(pipe);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+  const auto [exit_code, out] = tune::testing::tune_cli("--model bert-tiny --backends eager,inductor --seq-len 32 --settings " +
+                                                        settings + " --db " + (dir / "t.db").string());
+  ASSERT_EQ(exit_code, 0) << out;
   EXPECT_NE(out.find("compiled training step (backend=inductor)"), std::string::npos) << out;
   EXPECT_NE(out.find("(inductor)"), std::string::npos) << "the table's compiled column: " << out;
   const std::regex done(R"(- inductor fp32: batch ramp ended .*; 2 trials run)");

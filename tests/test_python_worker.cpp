@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "cli_run.h"
 #include "test_helpers.h"
 #include "trial/backend_label.h"
 #include "trial/python_trial.h"
@@ -181,11 +182,9 @@ TEST(PythonWorkerProtocol, AnotherProtocolVersionOrNoWorkerIsRefused) {
   const std::string command = python_executable() + " -c 'import sys; sys.path.insert(0, sys.argv[1]); "
                               "import python_worker as w; w.serve(sys.stdin, sys.stdout)' " + tune_home() +
                               "/src/trial < " + request;
-  FILE* pipe = popen(command.c_str(), "r");
-  char line[4096] = {};
-  ASSERT_TRUE(fgets(line, sizeof line, pipe));
-  pclose(pipe);
-  const auto reply = nlohmann::json::parse(line);
+  const std::string line = tune::testing::run_command(command).output;
+  ASSERT_FALSE(line.empty()) << command;
+  const auto reply = nlohmann::json::parse(line.substr(0, line.find('\n')));
   EXPECT_EQ(reply.at("failure").at("status"), "crashed") << line;
   EXPECT_NE(reply.at("failure").at("message").get<std::string>().find("protocol 0"), std::string::npos) << line;
   const TrialResult missing = run_python_worker_trial(scripted_spec(TrialPurpose::throughput), "b", dir.string(),

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "cli_run.h"
 #include "data/bpe_tokenizer.h"
 #include "data/sentencepiece_tokenizer.h"
 #include "data/tokenizer.h"
@@ -95,14 +96,10 @@ IdLists reference_ids(const std::string& args_before_texts, const std::vector<st
   testing::write_file(dir / "texts.json", nlohmann::json(texts).dump());
   const std::string cmd = "python3 " + std::string(TUNE_SOURCE_DIR) + "/tests/reference/tokenize_reference.py " +
                           args_before_texts + " '" + (dir / "texts.json").string() + "'";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  if (!pipe) throw std::runtime_error("cannot run: " + cmd);
-  std::string out;
-  char buf[65536];
-  for (size_t n; (n = fread(buf, 1, sizeof buf, pipe)) > 0;) out.append(buf, n);
-  if (pclose(pipe) != 0) throw std::runtime_error("reference failed: " + cmd);
+  const testing::CliRun run = testing::run_command(cmd);
+  if (run.exit_code != 0) throw std::runtime_error("reference failed: " + cmd);
   fs::remove_all(dir);
-  return nlohmann::json::parse(out).get<IdLists>();
+  return nlohmann::json::parse(run.output).get<IdLists>();
 }
 
 // Exact id equality on every text; prints the count and the first mismatches for the record.
