@@ -10,7 +10,6 @@
 #include "instance/instance.h"
 #include "trial/backend_label.h"
 #include "trial/trial_runner.h"
-#include "util/paths.h"
 
 namespace tune::cli {
 namespace {
