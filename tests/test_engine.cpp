@@ -316,6 +316,50 @@ TEST_F(EngineFixture, PrecisionsAreSeparateStudiesWithTheirOwnMfu) {
   EXPECT_NE(log.find("[eager bf16]"), std::string::npos) << log;
 }
 
+// The rate is searched once per precision: jit starts from eager's rate by the scaling rules (same batch: the
+// same rate) with a local check, the edge extension one rate either side of it, instead of the whole list.
+TEST_F(EngineFixture, LaterBackendsStartFromTheFirstBackendsRateByTheScalingRules) {
+  Database db((dir / "t.db").string());
+  int calls = 0;
+  request.backends = {"eager", "jit"};
+  const auto summary = search(db, &calls);
+  ASSERT_EQ(summary.backends.size(), 2u);
+  const auto& jit = summary.backends[1];
+  ASSERT_TRUE(jit.best) << jit.failure;
+  EXPECT_DOUBLE_EQ(jit.best->learning_rate, 3e-4);
+  EXPECT_EQ(jit.lr_stop.rfind("from eager's 3.0e-04 at batch 32 by the scaling rules", 0), 0u) << jit.lr_stop;
+  std::vector<double> jit_rates;
+  for (const auto& t : db.trials(jit.study_id))
+    if (t.spec.purpose == TrialPurpose::learning_rate) jit_rates.push_back(t.spec.learning_rate);
+  std::sort(jit_rates.begin(), jit_rates.end());
+  ASSERT_EQ(jit_rates.size(), 3u);  // 3e-4, then 9e-4 and 1e-4 either side: both worse
+  EXPECT_NEAR(jit_rates[0], 1e-4, 1e-12);
+  EXPECT_NEAR(jit_rates[2], 9e-4, 1e-12);
+
+  settings.lr_transfer = false;  // every backend runs the full list (a new database: nothing reused)
+  Database full((dir / "full.db").string());
+  const auto again = search(full, &calls);
+  EXPECT_EQ(again.backends[1].lr_stop, "all learning rates tried");
+}
+
+// A best rate at the top of the list is searched past, and the bound leaves it marked in the store.
+TEST_F(EngineFixture, ARateAtTheTopOfTheListIsExtendedAndTheBoundIsStored) {
+  Database db((dir / "t.db").string());
+  int calls = 0;
+  request.backends = {"eager"};
+  settings.learning_rates = {1e-5, 3e-5};  // the landscape's best is 3e-4
+  const auto found = search(db, &calls);
+  EXPECT_NEAR(found.backends[0].best->learning_rate, 2.7e-4, 1e-12);
+  EXPECT_EQ(db.best_rows()[0].best.stop.lr_edge, RateEdge::none);
+
+  settings.learning_rate_bounds = {1e-7, 1e-4};  // now the bound stops it at 9e-5 < 3e-4
+  Database bounded((dir / "bounded.db").string());
+  const auto cut = search(bounded, &calls);
+  EXPECT_NEAR(cut.backends[0].best->learning_rate, 9e-5, 1e-12);
+  EXPECT_EQ(bounded.best_rows()[0].best.stop.lr_edge, RateEdge::above);
+  EXPECT_NE(cut.backends[0].lr_stop.find("bound 1e-04 stopped"), std::string::npos) << cut.backends[0].lr_stop;
+}
+
 // Step options (attention, optimizer) key their own studies, so results never mix.
 TEST_F(EngineFixture, StepOptionsKeySeparateStudies) {
   Database db((dir / "t.db").string());

@@ -11,6 +11,7 @@
 #include "tuner_checks.h"
 #include "tuners/batch_ramp.h"
 #include "tuners/batch_search.h"
+#include "tuners/composite/rate_edge_extension.h"
 #include "tuners/gaussian_process.h"
 #include "tuners/successive_halving.h"
 
@@ -252,6 +253,98 @@ TEST(LrSweepWalk, BestIsTheLowestLossAsInTheFullSweep) {
   EXPECT_EQ(run.best->first.learning_rate, full.best->first.learning_rate);
   EXPECT_LT(run.trials.size(), full.trials.size());
 }
+
+// ---- the edge extension (composite/rate_edge_extension.h) ----
+
+// Drives lr_sweep over `list` inside the edge extension, with losses from `loss_of` (NaN: diverged); returns
+// the rates asked in order and the tuner, to read its best and edge.
+struct EdgeRun {
+  std::vector<double> asked;
+  std::unique_ptr<RateEdgeExtension> tuner;
+};
+EdgeRun extend(const std::vector<double>& list, const std::function<double(double)>& loss_of,
+               double bound_high = 1.0) {
+  TunerSpace space = lr_stage_space();
+  space.learning_rates = list;
+  space.min_learning_rate = list.front();
+  space.max_learning_rate = list.back();
+  space.rate_bound_high = bound_high;
+  EdgeRun run{{}, make_rate_tuner("lr_sweep", space, 0)};
+  while (const auto c = run.tuner->ask()) {
+    run.asked.push_back(c->learning_rate);
+    TrialResult r;
+    r.losses = {loss_of(c->learning_rate)};
+    r.score_loss = r.losses.front();
+    r.status = std::isfinite(r.score_loss) ? TrialStatus::ok : TrialStatus::diverged;
+    run.tuner->tell(*c, r);
+  }
+  return run;
+}
+
+void expect_rates(const std::vector<double>& asked, const std::vector<double>& expected) {
+  ASSERT_EQ(asked.size(), expected.size());
+  for (size_t i = 0; i < asked.size(); ++i) EXPECT_TRUE(same_rate(asked[i], expected[i])) << i << ": " << asked[i];
+}
+
+TEST(RateEdgeExtension, BestAtTheTopGoesPastItBy3xUntilTheScoreTurns) {
+  const EdgeRun run = extend({1e-5, 1e-4, 1e-3}, [](double lr) { return bowl_at(0.1, lr); });
+  expect_rates(run.asked, {1e-5, 1e-4, 1e-3, 3e-3, 9e-3, 2.7e-2, 8.1e-2, 2.43e-1});
+  EXPECT_TRUE(same_rate(run.tuner->best()->first.learning_rate, 8.1e-2));
+  EXPECT_EQ(run.tuner->edge(), RateEdge::none);
+  EXPECT_NE(run.tuner->stop_reason().find("5 more rates past the edge"), std::string::npos) << run.tuner->stop_reason();
+}
+
+TEST(RateEdgeExtension, BestAtTheBottomGoesBelowItAndTheBoundMarksIt) {
+  const EdgeRun run = extend({1e-5, 1e-4, 1e-3}, [](double lr) { return bowl_at(1e-9, lr); });
+  // Down from 1e-5 by 3x while better: 3.3e-6 ... 1.2e-7; the next, 4.1e-8, is below the bound 1e-7.
+  expect_rates(run.asked, {1e-5, 1e-4, 1e-3, 1e-5 / 3, 1e-5 / 9, 1e-5 / 27, 1e-5 / 81});
+  EXPECT_TRUE(same_rate(run.tuner->best()->first.learning_rate, 1e-5 / 81));
+  EXPECT_EQ(run.tuner->edge(), RateEdge::below);
+  EXPECT_NE(run.tuner->stop_reason().find("bound 1e-07 stopped"), std::string::npos) << run.tuner->stop_reason();
+}
+
+TEST(RateEdgeExtension, TheUpperBoundMarksARateThatStillImproves) {
+  const EdgeRun run = extend({1e-3, 1e-2}, [](double lr) { return bowl_at(10, lr); }, /*bound_high=*/0.1);
+  expect_rates(run.asked, {1e-3, 1e-2, 3e-2, 9e-2});
+  EXPECT_EQ(run.tuner->edge(), RateEdge::above);
+  EXPECT_NE(run.tuner->stop_reason().find("a larger rate may be better"), std::string::npos);
+}
+
+TEST(RateEdgeExtension, ADivergedRunIsWhereTheScoreTurns) {
+  const EdgeRun run = extend({1e-5, 1e-4, 1e-3}, [](double lr) { return lr > 2e-3 ? NAN : bowl_at(1, lr); });
+  expect_rates(run.asked, {1e-5, 1e-4, 1e-3, 3e-3});
+  EXPECT_TRUE(same_rate(run.tuner->best()->first.learning_rate, 1e-3));
+  EXPECT_EQ(run.tuner->edge(), RateEdge::none);
+}
+
+TEST(RateEdgeExtension, ASingleRateIsExtendedBothWays) {
+  const EdgeRun run = extend({1e-3}, [](double lr) { return bowl_at(1e-3, lr); });
+  expect_rates(run.asked, {1e-3, 3e-3, 1e-3 / 3});
+  EXPECT_EQ(run.tuner->edge(), RateEdge::none);
+}
+
+// Every learning-rate strategy, given a range whose top is below the landscape's best rate, goes past it.
+class EveryRateStrategy : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(EveryRateStrategy, GoesPastTheTopOfItsRangeWhenTheBestIsThere) {
+  const ReplayLandscape landscape = bert_tiny_landscape();
+  TunerSpace space = lr_stage_space();
+  space.learning_rates = {1e-5, 3e-5, 1e-4};
+  space.min_learning_rate = 1e-5;
+  space.max_learning_rate = 1e-4;
+  space.reference_batch_size = 0;
+  const ReplayRun grid = replay_tuner("grid", lr_stage_space(), landscape);
+  auto tuner = make_rate_tuner(GetParam(), space, 1);
+  const ReplayRun run = run_tuner(*tuner, landscape, 100);
+  ASSERT_TRUE(run.finished && run.best && grid.best) << run.stop_reason;
+  EXPECT_GT(run.best->first.learning_rate, 1e-4 * 2) << run.stop_reason;
+  EXPECT_EQ(tuner->edge(), RateEdge::none) << run.stop_reason;
+  // Within 3% of the grid's best over the landscape's whole range (1e-5..1e-1).
+  EXPECT_LE(run.best->second.score_loss, 1.03 * grid.best->second.score_loss) << run.best->first.learning_rate;
+}
+
+INSTANTIATE_TEST_SUITE_P(LearningRateStrategies, EveryRateStrategy, ::testing::ValuesIn(tuners_for(StageObjective::loss)),
+                         strategy_name);
 
 TEST(AshaTuner, CostsLessThanHalfOfTheGrid) {
   const ReplayLandscape landscape = bert_tiny_landscape();

@@ -49,6 +49,10 @@ void validate_space(const TunerSpace& s) {
   if (s.reference_batch_size < 0 || !(s.reference_learning_rate > 0))
     throw std::invalid_argument(strf("reference batch %d, learning rate %g: expected batch >= 0 and rate > 0",
                                      s.reference_batch_size, s.reference_learning_rate));
+  if (s.rate_bound_high > 0 && (!(s.edge_factor > 1) || !(s.rate_bound_low > 0) || s.rate_bound_low > s.rate_bound_high))
+    throw std::invalid_argument(strf("learning-rate edge extension: factor %g, bounds [%g, %g]: expected factor > 1 "
+                                     "and 0 < low <= high (high 0: no extension)", s.edge_factor, s.rate_bound_low,
+                                     s.rate_bound_high));
   if (s.max_trials < 1) throw std::invalid_argument(strf("max_trials %d: expected >= 1", s.max_trials));
   if (s.train_steps < 0) throw std::invalid_argument(strf("train_steps %d: expected >= 0", s.train_steps));
   if (s.memory_limit_bytes < 0)

@@ -27,6 +27,11 @@ struct TunerSpace {
   // stage trains every candidate at reference_learning_rate (throughput does not depend on it).
   int reference_batch_size = 0;
   double reference_learning_rate = 1e-4;
+  // Past the edge (composite/rate_edge_extension.h): a best rate at the end of those tried is extended by
+  // edge_factor at a time, never past the bounds (rate_bound_high 0: no extension).
+  double edge_factor = 3;
+  double rate_bound_low = 1e-7;
+  double rate_bound_high = 1.0;
   StageObjective objective = StageObjective::loss;
   int max_trials = 32;             // no strategy is told more (the Tuner base's trial cap)
   int train_steps = 0;             // a full-length learning-rate trial; 0: the engine's default

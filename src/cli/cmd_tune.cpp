@@ -147,11 +147,12 @@ void print_job_recommendation(const po::variables_map& vm, const TableRow& row) 
   const std::string where = " (" + row.precision + ")";
   if (vm.count("job-steps"))
     std::cout << "- for a " << vm["job-steps"].as<double>() << "-step job" << where << ": "
-              << recommend_for_job(row.amortization, vm["job-steps"].as<double>()) << "\n";
+              << recommend_for_job(row.amortization, vm["job-steps"].as<double>(), compiled->best.batch_size) << "\n";
   if (vm.count("job-hours")) {
     const double hours = vm["job-hours"].as<double>();
     const double steps = hours * 3600 * compiled->best.samples_per_second / compiled->best.batch_size;
-    std::cout << "- for a " << hours << "-hour job" << where << ": " << recommend_for_job(row.amortization, steps) << "\n";
+    std::cout << "- for a " << hours << "-hour job" << where << ": "
+              << recommend_for_job(row.amortization, steps, compiled->best.batch_size) << "\n";
   }
 }
 
@@ -189,6 +190,19 @@ std::vector<int64_t> row_studies(const Database& db, const SearchRequest& r) {
   return ids;
 }
 
+// Which rates the search starts from, and why: a random start trains from scratch, --weights fine-tunes.
+std::string describe_rate_start(const SearchRequest& request, const SearchSettings& settings) {
+  const bool pretrained = !request.weights_dir.empty();
+  std::string rates;
+  for (double r : pretrained ? settings.pretrained_learning_rates : settings.learning_rates)
+    rates += (rates.empty() ? "" : ", ") + strf("%.0e", r);
+  return std::string(pretrained ? "pretrained start (--weights): the fine-tuning list "
+                                : "random start (no --weights): the from-scratch list ") +
+         "[" + rates + "], searched past either end (x" + strf("%g", settings.learning_rate_edge_factor) +
+         ") within " + strf("[%.0e, %.0e]", settings.learning_rate_bounds.front(), settings.learning_rate_bounds.back()) +
+         (settings.lr_transfer ? "; once per precision, then scaled to each backend's batch" : "");
+}
+
 }  // namespace
 
 int run_tune(int argc, char** argv) {
@@ -210,7 +224,8 @@ int run_tune(int argc, char** argv) {
             << "tune: data: " << data << "\n"
             << "tune: peak for MFU: " << strf("%.2f TFLOP/s fp32, %.2f bf16", request.instance.peak.fp32 / 1e12,
                                               request.instance.peak.bf16 / 1e12)
-            << " (" << request.instance.peak.source << ")\n";
+            << " (" << request.instance.peak.source << ")\n"
+            << "tune: learning rates: " << describe_rate_start(request, settings) << "\n";
   const std::string exe = self_executable();
   SearchEngine engine(db, [&exe](const TrialSpec& s, const std::string& dir) { return run_trial_isolated(s, exe, dir); },
                       settings, std::cerr);

@@ -10,6 +10,7 @@
 #include "engine/trial_time_predictor.h"
 #include "models/model_flops.h"
 #include "trial/backend_label.h"
+#include "tuners/batch_scaling.h"
 #include "tuners/tuner_registry.h"
 #include "util/duration.h"
 #include "util/table_format.h"
@@ -150,12 +151,14 @@ SearchSummary SearchEngine::run(const SearchRequest& request, double budget_seco
   summary.budget_seconds = budget_seconds;
   summary.objective = settings_.objective;
   const size_t searches = request.backends.size() * request.precisions.size();
-  for (const auto& precision : request.precisions)
+  for (const auto& precision : request.precisions) {
+    std::optional<RateReference> reference;  // the precision's first rate found
     for (const auto& backend : request.backends) {
       // Each search gets an equal share of what is left, so time one saves passes to the next.
       const double share = (budget_ - elapsed()) / static_cast<double>(searches - summary.backends.size());
-      summary.backends.push_back(search_backend(request, backend, precision, share));
+      summary.backends.push_back(search_backend(request, backend, precision, share, reference));
     }
+  }
   summary.elapsed_seconds = elapsed();
   return summary;
 }
@@ -233,23 +236,52 @@ TunerSpace SearchEngine::batch_space(const SearchRequest& request) const {
   return space;
 }
 
-// Stage 2's space: the chosen batch, the configured learning rates, full-length trials of lr_train_steps.
-TunerSpace SearchEngine::lr_space(int batch_size) const {
+// Stage 2's space: the chosen batch, the configured learning rates, full-length trials of lr_train_steps; a
+// reference rate from another backend is the scaling rules' (asha's candidates) and where a walk starts.
+TunerSpace SearchEngine::lr_space(const SearchRequest& request, int batch_size,
+                                  const std::optional<RateReference>& reference) const {
   TunerSpace space;
   space.objective = StageObjective::loss;
   space.min_batch_size = space.max_batch_size = batch_size;
-  space.learning_rates = settings_.learning_rates;
-  space.min_learning_rate = *std::min_element(settings_.learning_rates.begin(), settings_.learning_rates.end());
-  space.max_learning_rate = *std::max_element(settings_.learning_rates.begin(), settings_.learning_rates.end());
+  // Fine-tuning from weights wants far smaller rates than training from scratch.
+  const std::vector<double>& rates = request.weights_dir.empty() ? settings_.learning_rates
+                                                                 : settings_.pretrained_learning_rates;
+  space.learning_rates = rates;
+  space.min_learning_rate = *std::min_element(rates.begin(), rates.end());
+  space.max_learning_rate = *std::max_element(rates.begin(), rates.end());
+  space.edge_factor = settings_.learning_rate_edge_factor;
+  space.rate_bound_low = settings_.learning_rate_bounds.front();
+  space.rate_bound_high = settings_.learning_rate_bounds.back();
   space.train_steps = settings_.lr_train_steps;
   space.min_train_steps = settings_.warmup_steps + 1;  // a trial runs its warm-up and at least one more step
   space.max_trials = settings_.max_trials;
   space.options = settings_.options_for(settings_.lr_tuner);
+  if (reference) {
+    space.reference_batch_size = reference->batch_size;
+    space.reference_learning_rate = reference->learning_rate;
+  }
   return space;
 }
 
+// The learning-rate strategy inside the edge extension. With a reference (and lr_transfer), a local check
+// instead of the configured search: lr_sweep over the same, square-root and linear scaling-rule rates,
+// walking from the square-root one.
+std::unique_ptr<RateEdgeExtension> SearchEngine::rate_tuner(const SearchRequest& request, int batch_size,
+                                                            const std::optional<RateReference>& reference) const {
+  TunerSpace space = lr_space(request, batch_size, reference);
+  const uint64_t seed = request.seed;
+  if (!reference || !settings_.lr_transfer) return make_rate_tuner(settings_.lr_tuner, space, seed);
+  space.learning_rates = scaling_rule_rates(reference->learning_rate, reference->batch_size, batch_size);
+  space.min_learning_rate = space.learning_rates.front();
+  space.max_learning_rate = space.learning_rates.back();
+  space.start_learning_rate = sqrt_rule_rate(reference->learning_rate, reference->batch_size, batch_size);
+  space.options.clear();
+  return make_rate_tuner("lr_sweep", space, seed);
+}
+
 BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const std::string& backend,
-                                            const std::string& precision, double backend_seconds) {
+                                            const std::string& precision, double backend_seconds,
+                                            std::optional<RateReference>& reference) {
   BackendOutcome outcome;
   outcome.backend = backend;
   outcome.precision = precision;
@@ -268,22 +300,30 @@ BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const 
   }
   stage.next_stage(TrialPurpose::learning_rate, backend_end);
   if (settings_.objective == "time-to-loss") finish_time_to_loss(stage, ramp, outcome);
-  else finish_two_stage(stage, ramp, outcome);
+  else finish_two_stage(stage, ramp, outcome, reference);
   return outcome;
 }
 
 // Stage 2 of objective two-stage: the learning-rate strategy at the batch stage's choice.
-void SearchEngine::finish_two_stage(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome) {
-  const auto lr_tuner = make_tuner(settings_.lr_tuner, lr_space(ramp.best->first.batch_size), stage.request().seed);
+void SearchEngine::finish_two_stage(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome,
+                                    std::optional<RateReference>& reference) {
+  const int batch = ramp.best->first.batch_size;
+  const auto lr_tuner = rate_tuner(stage.request(), batch, reference);
   const DriveOutcome lr = run_stage(*lr_tuner, stage, /*first_trial_free=*/true);
   outcome.lr_stop = lr.stop_reason;
+  if (reference && settings_.lr_transfer)
+    outcome.lr_stop = strf("from %s's %.1e at batch %d by the scaling rules: ", reference->backend.c_str(),
+                           reference->learning_rate, reference->batch_size) + outcome.lr_stop;
+  else if (lr.best)
+    reference = RateReference{outcome.backend, batch, lr.best->first.learning_rate};
   BestConfig best = best_config(stage, *ramp.best, ramp);
   if (lr.best) {
     best.learning_rate = lr.best->first.learning_rate;
     best.lr_score_loss = lr.best->second.score_loss;
   }
   best.stop.lr_cause = lr.cause;
-  best.stop.lr_stop = lr.stop_reason;
+  best.stop.lr_stop = outcome.lr_stop;
+  best.stop.lr_edge = lr_tuner->edge();
   db_.save_best(outcome.study_id, best);
   outcome.best = best;
 }
@@ -301,7 +341,7 @@ void SearchEngine::finish_time_to_loss(Stage& stage, const DriveOutcome& ramp, B
   plan.max_batch_size = smallest_failed > 0 ? std::min(settings_.max_batch_size, smallest_failed - 1)
                                             : settings_.max_batch_size;
   plan.lr_tuner = settings_.lr_tuner;
-  plan.lr_space = lr_space(plan.throughput_batch);
+  plan.lr_space = lr_space(stage.request(), plan.throughput_batch);
   plan.seed = stage.request().seed;
   plan.time_cap = settings_.time_cap;
   TimeToLossLadder ladder(plan);
@@ -321,6 +361,10 @@ void SearchEngine::finish_time_to_loss(Stage& stage, const DriveOutcome& ramp, B
   best.lr_score_loss = chosen->result.score_loss;
   best.stop.lr_cause = run.cause;
   best.stop.lr_stop = outcome.lr_stop;
+  std::vector<double> rates_at_batch;
+  for (const auto& t : outcome.time_to_loss->trials)
+    if (t.candidate.batch_size == batch) rates_at_batch.push_back(t.candidate.learning_rate);
+  best.stop.lr_edge = rate_edge_of(rates_at_batch, best.learning_rate);
   db_.save_best(outcome.study_id, best);
   outcome.best = best;
 }

@@ -13,6 +13,7 @@
 #include "instance/instance.h"
 #include "models/model_config.h"
 #include "store/database.h"
+#include "tuners/composite/rate_edge_extension.h"
 #include "tuners/composite/time_to_loss_ladder.h"
 #include "tuners/tuner_space.h"
 
@@ -57,6 +58,14 @@ struct SearchSummary {
 // Runs one trial and returns its result; production runs it in a child process.
 using TrialExecutor = std::function<TrialResult(const TrialSpec& spec, const std::string& trial_dir)>;
 
+// The rate one backend's learning-rate search found at its batch: the other backends of the same precision start
+// from its scaling-rule rates there (a different precision changes the numerics, so it has its own).
+struct RateReference {
+  std::string backend;
+  int batch_size = 0;
+  double learning_rate = 0;
+};
+
 class SearchEngine {
  public:
   SearchEngine(Database& db, TrialExecutor executor, SearchSettings settings, std::ostream& progress);
@@ -65,14 +74,18 @@ class SearchEngine {
  private:
   class Stage;
   BackendOutcome search_backend(const SearchRequest& request, const std::string& backend, const std::string& precision,
-                                double backend_seconds);
+                                double backend_seconds, std::optional<RateReference>& reference);
   DriveOutcome run_stage(Tuner& tuner, Stage& stage, bool first_trial_free);
-  void finish_two_stage(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome);
+  void finish_two_stage(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome,
+                        std::optional<RateReference>& reference);
+  std::unique_ptr<RateEdgeExtension> rate_tuner(const SearchRequest& request, int batch_size,
+                                                const std::optional<RateReference>& reference) const;
   void finish_time_to_loss(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome);
   BestConfig best_config(const Stage& stage, const ToldTrial& speed, const DriveOutcome& ramp) const;
   TrialSpec make_spec(const Stage& stage, const Candidate& candidate) const;
   TunerSpace batch_space(const SearchRequest& request) const;
-  TunerSpace lr_space(int batch_size) const;
+  TunerSpace lr_space(const SearchRequest& request, int batch_size,
+                      const std::optional<RateReference>& reference = std::nullopt) const;
   double elapsed() const;
 
   Database& db_;

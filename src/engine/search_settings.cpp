@@ -64,6 +64,28 @@ std::string parse_search_objective(const std::string& text) {
 
 std::string default_search_settings_path() { return (std::filesystem::path(configs_dir()) / "search.yaml").string(); }
 
+namespace {
+
+void read_learning_rate_keys(const YAML::Node& root, const std::string& file, SearchSettings& s) {
+  read_yaml_key(root, "ramp_learning_rate", s.ramp_learning_rate, file);
+  read_yaml_key(root, "learning_rates", s.learning_rates, file);
+  read_yaml_key(root, "pretrained_learning_rates", s.pretrained_learning_rates, file);
+  for (const char* key : {"learning_rates", "pretrained_learning_rates"}) {
+    const auto& rates = std::string(key) == "learning_rates" ? s.learning_rates : s.pretrained_learning_rates;
+    if (rates.empty()) throw std::invalid_argument(file + ": key '" + key + "': expected at least one value");
+  }
+  read_yaml_key(root, "learning_rate_edge_factor", s.learning_rate_edge_factor, file);
+  read_yaml_key(root, "learning_rate_bounds", s.learning_rate_bounds, file);
+  const auto& b = s.learning_rate_bounds;
+  if (b.size() != 2 || !(b[0] > 0) || !(b[1] >= b[0]) || !(s.learning_rate_edge_factor > 1))
+    throw std::invalid_argument(file + ": keys 'learning_rate_bounds', 'learning_rate_edge_factor': expected "
+                                "[low, high] with 0 < low <= high and a factor > 1, got " +
+                                std::to_string(b.size()) + " bounds and factor " +
+                                std::to_string(s.learning_rate_edge_factor));
+}
+
+}  // namespace
+
 SearchSettings load_search_settings(const std::string& file) {
   const YAML::Node root = load_yaml_file(file);
   SearchSettings s;
@@ -77,8 +99,7 @@ SearchSettings load_search_settings(const std::string& file) {
     throw std::invalid_argument(file + ": key 'min_throughput_gain' is now an option of the batch_ramp strategy: "
                                 "write it as tuner_options: {batch_ramp: {min_throughput_gain: VALUE}}");
   read_tuner_options(root, file, s.tuner_options);
-  read_yaml_key(root, "ramp_learning_rate", s.ramp_learning_rate, file);
-  read_yaml_key(root, "learning_rates", s.learning_rates, file);
+  read_learning_rate_keys(root, file, s);
   read_yaml_key(root, "warmup_steps", s.warmup_steps, file);
   read_yaml_key(root, "min_measure_steps", s.min_measure_steps, file);
   read_yaml_key(root, "max_measure_steps", s.max_measure_steps, file);
@@ -88,6 +109,7 @@ SearchSettings load_search_settings(const std::string& file) {
     throw std::invalid_argument(file + ": key 'ci_halfwidth': expected a share between 0 and 1, got " +
                                 std::to_string(s.ci_halfwidth));
   read_yaml_key(root, "lr_train_steps", s.lr_train_steps, file);
+  read_yaml_key(root, "lr_transfer", s.lr_transfer, file);
   read_yaml_key(root, "batch_tuner", s.batch_tuner, file);
   read_yaml_key(root, "lr_tuner", s.lr_tuner, file);
   read_yaml_key(root, "max_trials", s.max_trials, file);
@@ -106,7 +128,6 @@ SearchSettings load_search_settings(const std::string& file) {
                                 "target_learning_rate > 0 and target_loss >= 0, got " +
                                 std::to_string(s.target_samples) + ", " + std::to_string(s.target_batch) + ", " +
                                 std::to_string(s.target_learning_rate) + ", " + std::to_string(s.target_loss));
-  if (s.learning_rates.empty()) throw std::invalid_argument(file + ": key 'learning_rates': expected at least one value");
   return s;
 }
 

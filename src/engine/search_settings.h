@@ -13,12 +13,20 @@ struct SearchSettings {
   int max_batch_size = 64;
   double ramp_learning_rate = 1e-4;
   std::vector<double> learning_rates{3e-5, 1e-4, 3e-4, 1e-3};
+  // With --weights (fine-tuning a pretrained start): rates around those HF's fine-tuning recipes use.
+  std::vector<double> pretrained_learning_rates{1e-5, 3e-5, 1e-4};
+  // A best rate at the end of those tried is searched past, a factor at a time, within these bounds.
+  double learning_rate_edge_factor = 3;
+  std::vector<double> learning_rate_bounds{1e-7, 1.0};
   int warmup_steps = 3;
   int min_measure_steps = 6;         // 6: the fewest steps whose median has a 95% order-statistic CI
   int max_measure_steps = 30;
   double measure_seconds = 30;
   double ci_halfwidth = 0.02;        // stop timing once the median's 95% CI is within +-2%
   int lr_train_steps = 12;
+  // The rate is searched once per precision (the first backend's search); the other backends start from its
+  // scaling-rule rates at their batch with a local check. false: every backend runs the full search.
+  bool lr_transfer = true;
   double ramp_budget_share = 0.6;    // of a backend's share of the budget; the rest is for learning rates
   double trial_timeout_seconds = 900;
   double memory_fraction = 0.85;     // of the instance's memory a CPU trial may grow by

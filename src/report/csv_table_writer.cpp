@@ -32,7 +32,7 @@ std::vector<std::string> header() {
     for (const std::string field : {"backend", "batch_size", "batch_limit", "limit_batch_size", "learning_rate",
                                     "samples_per_second", "peak_memory_bytes", "compile_overhead_seconds"})
       h.push_back(side + "_" + field);
-  for (const char* tail : {"speedup", "worth_compiling", "break_even_steps", "break_even_seconds", "trials_run",
+  for (const char* tail : {"speedup", "speedup_batch_size", "speedup_best_vs_best", "worth_compiling", "break_even_steps", "break_even_seconds", "trials_run",
                            "first_trial_at", "last_trial_at"})
     h.push_back(tail);
   return h;
@@ -49,8 +49,10 @@ std::vector<std::string> fields(const TableRow& row) {
   }
   const Amortization& a = row.amortization;
   const bool both = row.native && row.compiled;
-  f.push_back(both ? number(a.speedup) : "");
-  f.push_back(both ? (a.worth_compiling ? "true" : "false") : "");
+  f.push_back(a.batch_size ? number(a.speedup) : "");
+  f.push_back(a.batch_size ? std::to_string(a.batch_size) : "");
+  f.push_back(both ? number(row.best_vs_best_speedup) : "");
+  f.push_back(a.batch_size ? (a.worth_compiling ? "true" : "false") : "");
   f.push_back(a.worth_compiling ? number(a.break_even_steps) : "");
   f.push_back(a.worth_compiling ? number(a.break_even_seconds) : "");
   f.push_back(std::to_string(row.trials_run));

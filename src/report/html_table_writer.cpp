@@ -129,9 +129,11 @@ double amortization_horizon(const TableRow& row) {
 
 std::string amortization_chart(const TableRow& row) {
   ChartSpec spec = chart_spec("amortization", "Cumulative time: native vs compiled",
-                              "steps (at the compiled batch size)", "seconds", AxisScale::linear, true);
+                              strf("steps of batch %d (both ran it)", row.amortization.batch_size), "seconds",
+                              AxisScale::linear, true);
   const BackendResult* c = row.compiled_result();
   if (!row.native || !c) return chart_or_note(spec, "needs a native and a compiled result");
+  if (row.amortization.batch_size == 0) return chart_or_note(spec, "native and compiled ran no batch size in common");
   ChartSeries native = chart_series("native (eager)", kNativeColor);
   ChartSeries compiled = chart_series(c->backend + " + compile", backend_color(row, c->backend));
   const double horizon = amortization_horizon(row);
@@ -152,7 +154,11 @@ std::string verdict(const TableRow& row) {
   const BackendResult* c = row.compiled_result();
   if (!row.native || !c) return "Only one side measured: no comparison.";
   const Amortization& a = row.amortization;
-  const std::string speed = strf("%s runs at %.2fx eager's samples/s", c->backend.c_str(), a.speedup);
+  if (a.batch_size == 0)
+    return strf("%s runs at %.2fx eager's samples/s, each at its own batch; they ran no batch size in common.",
+                c->backend.c_str(), row.best_vs_best_speedup);
+  const std::string speed = strf("%s runs at %.2fx eager's samples/s at batch %d (%.2fx best vs best)",
+                                 c->backend.c_str(), a.speedup, a.batch_size, row.best_vs_best_speedup);
   if (!a.worth_compiling) return speed + ": not worth compiling.";
   return speed + "; compiling pays for itself after " + describe_break_even(a) + ".";
 }
@@ -167,6 +173,8 @@ void write_table(std::ostream& out, const TestedModelsTable& table) {
     out << "</tr>";
   }
   out << "</tbody></table>\n<p class=\"note\">" << escape_xml(kBatchLimitNote) << "</p>\n";
+  out << "<p class=\"note\">" << escape_xml(kSpeedupNote) << "</p>\n";
+  if (any_rate_edge(table)) out << "<p class=\"note\">" << escape_xml(kRateEdgeNote) << "</p>\n";
   if (any_batch_limit(table, BatchLimit::trials)) out << "<p class=\"note\">" << escape_xml(kTrialCapNote) << "</p>\n";
   if (any_batch_limit(table, BatchLimit::range)) out << "<p class=\"note\">" << escape_xml(kRangeCapFootnote) << "</p>\n";
 }

@@ -17,7 +17,8 @@ nlohmann::json curves_json(const BackendResult& r) {
   nlohmann::json batch = nlohmann::json::array(), lr = nlohmann::json::array();
   for (const auto& p : r.batch_curve)
     batch.push_back({{"batch_size", p.batch_size}, {"status", to_string(p.status)},
-                     {"samples_per_second", p.samples_per_second}, {"peak_memory_bytes", p.peak_memory_bytes}});
+                     {"samples_per_second", p.samples_per_second}, {"peak_memory_bytes", p.peak_memory_bytes},
+                     {"compile_overhead_seconds", p.compile_overhead_seconds}});
   for (const auto& p : r.lr_curve)
     lr.push_back({{"learning_rate", p.learning_rate}, {"status", to_string(p.status)}, {"score_loss", p.score_loss}});
   return {{"batch_sizes", batch}, {"learning_rates", lr}};
@@ -28,7 +29,8 @@ nlohmann::json backend_json(const BackendResult& r) {
   return {{"backend", r.backend}, {"batch_size", b.batch_size}, {"batch_limit", to_string(b.stop.batch_limit)},
           {"batch_capped_by_range", b.batch_capped_by_range()},
           {"limit_batch_size", b.stop.limit_batch_size ? nlohmann::json(b.stop.limit_batch_size) : nlohmann::json(nullptr)},
-          {"learning_rate", b.learning_rate}, {"samples_per_second", b.samples_per_second},
+          {"learning_rate", b.learning_rate}, {"learning_rate_edge", to_string(b.stop.lr_edge)},
+          {"samples_per_second", b.samples_per_second},
           {"step_time_seconds", b.step_time}, {"step_time_ci95", {b.step_time_ci_low, b.step_time_ci_high}},
           {"compile_overhead_seconds", b.compile_overhead_seconds}, {"peak_memory_bytes", b.peak_memory_bytes},
           {"memory_limit_bytes", r.memory_limit_bytes}, {"lr_score_loss", b.lr_score_loss},
@@ -47,7 +49,9 @@ nlohmann::json row_json(const TableRow& row) {
           {"step_options", row.step_options}, {"seq_len", row.seq_len},
           {"native", n ? backend_json(*n) : nlohmann::json(nullptr)},
           {"compiled_backend", c ? c->backend : ""}, {"compiled", c ? backend_json(*c) : nlohmann::json(nullptr)},
-          {"backends", backends}, {"speedup", a.speedup}, {"worth_compiling", a.worth_compiling},
+          {"backends", backends}, {"speedup", a.speedup}, {"speedup_batch_size", a.batch_size},
+          {"speedup_best_vs_best", row.best_vs_best_speedup}, {"net_compile_overhead_seconds", row.compile_overhead_seconds},
+          {"worth_compiling", a.worth_compiling},
           {"break_even_steps", a.break_even_steps}, {"break_even_seconds", a.break_even_seconds},
           {"trials_run", row.trials_run}, {"first_trial_at", row.first_trial_at},
           {"last_trial_at", row.last_trial_at}};

@@ -14,9 +14,8 @@ std::string cell(const BackendResult* r, Format f) {
   return r ? f(*r) : "-";
 }
 
-std::string learning_rate(const BackendResult& r) { return strf("%.1e", r.best.learning_rate); }
+std::string learning_rate(const BackendResult& r) { return learning_rate_cell(r.best); }
 std::string peak_memory(const BackendResult& r) { return format_bytes(r.best.peak_memory_bytes); }
-std::string compile_overhead(const BackendResult& r) { return strf("%.1f s", r.best.compile_overhead_seconds); }
 std::string native_batch(const BackendResult& r) { return batch_size_cell(r, ""); }
 std::string compiled_batch(const BackendResult& r) { return batch_size_cell(r, r.backend); }
 
@@ -43,9 +42,35 @@ const char* const kBatchLimitNote =
     "fit. \"timeout at N\" (or another status): size N failed otherwise. \"budget\": the time budget ended the "
     "search first. No mark: a larger size ran but was not faster.";
 
+const char* const kSpeedupNote =
+    "Speed-up (same batch): compiled over native samples/s at one batch size both ran (the compiled backend's "
+    "own when native ran it). Best vs best: each at its own chosen batch, so batch size is in it too. "
+    "Compile overhead: what compiling costs a job at that batch: the compiled warm-up overhead once for the "
+    "training shape and once for each of 2 more shapes a job meets (a last partial batch, an evaluation batch), "
+    "less native's own warm-up overhead. Break-even: steps of that batch until it has paid for itself.";
+const char* const kRateEdgeNote =
+    "\"≥\" (\"≤\") before a learning rate: it is the largest (smallest) rate tried and scored best, and the search "
+    "did not go further (its bound `learning_rate_bounds`, the budget, or a search made before tune searched past "
+    "the ends of its list), so the best rate may be larger (smaller). Unmarked rates scored better than a rate "
+    "tried on each side.";
+
+std::string learning_rate_cell(const BestConfig& best) {
+  const RateEdge edge = best.stop.lr_edge;
+  return std::string(edge == RateEdge::above ? "≥" : edge == RateEdge::below ? "≤" : "") +
+         strf("%.1e", best.learning_rate);
+}
+
+bool any_rate_edge(const TestedModelsTable& table) {
+  for (const auto& row : table.rows)
+    for (const auto& b : row.backends)
+      if (b.best.stop.lr_edge != RateEdge::none) return true;
+  return false;
+}
+
 std::vector<std::string> table_header() {
   return {"model", "libtorch", "instance", "precision", "seq", "batch native", "batch compiled", "lr native",
-          "lr compiled", "samples/s native", "samples/s compiled", "speedup", "compile overhead", "break-even",
+          "lr compiled", "samples/s native", "samples/s compiled", "speedup (same batch)",
+          "speedup (best vs best)", "compile overhead", "break-even",
           "peak mem native", "peak mem compiled", "trials", "measured"};
 }
 
@@ -85,12 +110,15 @@ bool any_batch_limit(const TestedModelsTable& table, BatchLimit limit) {
 std::vector<std::string> table_cells(const TableRow& row) {
   const BackendResult* n = row.native_result();
   const BackendResult* c = row.compiled_result();
-  const bool both = n && c;
+  const bool both = n && c, equal = both && row.amortization.batch_size > 0;
   return {row.model, row.libtorch_version, describe_instance(row.instance), precision_cell(row),
           std::to_string(row.seq_len), cell(n, native_batch), cell(c, compiled_batch), cell(n, learning_rate),
           cell(c, learning_rate), throughput_cell(n), throughput_cell(c),
-          both ? strf("%.2fx", row.amortization.speedup) : "-", cell(c, compile_overhead),
-          both ? describe_break_even(row.amortization) : "-", cell(n, peak_memory), cell(c, peak_memory),
+          equal ? strf("%.2fx at %d", row.amortization.speedup, row.amortization.batch_size) : "-",
+          both ? strf("%.2fx (%d vs %d)", row.best_vs_best_speedup, n->best.batch_size, c->best.batch_size) : "-",
+          equal ? strf("%.1f s", row.compile_overhead_seconds) : "-",
+          equal ? describe_break_even(row.amortization) : "-", cell(n, peak_memory),
+          cell(c, peak_memory),
           std::to_string(row.trials_run), measured_when(row)};
 }
 

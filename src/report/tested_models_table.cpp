@@ -40,7 +40,7 @@ std::vector<BatchPoint> batch_curve(const std::vector<StoredTrial>& trials) {
     if (t.spec.purpose != TrialPurpose::throughput) continue;
     const bool ok = t.result.ok();
     by_batch[t.spec.batch_size] = {t.spec.batch_size, t.result.status, ok ? t.result.samples_per_second : 0.0,
-                                   t.result.peak_memory_bytes};
+                                   t.result.peak_memory_bytes, ok ? t.result.compile_overhead_seconds : 0.0};
   }
   std::vector<BatchPoint> curve;
   for (const auto& [batch, point] : by_batch) curve.push_back(point);
@@ -79,7 +79,36 @@ TableRow start_row(const StudyKey& k) {
 // hf-eager (Hugging Face's module run eagerly in Python) is a reference row: neither native nor compiled.
 bool is_compiled(const std::string& backend) { return backend != "eager" && backend != "hf-eager"; }
 
-// Eager first, then by name; then points native and compiled at their results and amortizes.
+const BatchPoint* ran_ok(const BackendResult& r, int batch) {
+  for (const auto& p : r.batch_curve)
+    if (p.batch_size == batch && p.status == TrialStatus::ok && p.samples_per_second > 0) return &p;
+  return nullptr;
+}
+
+// The batch both ran: the compiled backend's choice when native ran it, else the largest both ran below it.
+std::optional<int> common_batch(const BackendResult& native, const BackendResult& compiled) {
+  std::optional<int> common;
+  for (const auto& p : compiled.batch_curve)
+    if (p.batch_size <= compiled.best.batch_size && ran_ok(compiled, p.batch_size) && ran_ok(native, p.batch_size))
+      common = std::max(common.value_or(0), p.batch_size);
+  return common;
+}
+
+void compare_at_equal_batch(TableRow& row) {
+  const BackendResult& n = row.backends[*row.native];
+  const BackendResult& c = row.backends[*row.compiled];
+  if (n.best.samples_per_second > 0) row.best_vs_best_speedup = c.best.samples_per_second / n.best.samples_per_second;
+  const auto batch = common_batch(n, c);
+  if (!batch) return;
+  const BatchPoint &np = *ran_ok(n, *batch), &cp = *ran_ok(c, *batch);
+  row.native_samples_per_second = np.samples_per_second;
+  row.compiled_samples_per_second = cp.samples_per_second;
+  row.compile_overhead_seconds =
+      net_compile_overhead(cp.compile_overhead_seconds, np.compile_overhead_seconds, kJobExtraShapes);
+  row.amortization = amortize(np.samples_per_second, cp.samples_per_second, *batch, row.compile_overhead_seconds);
+}
+
+// Eager first, then by name; then points native and compiled at their results and compares them.
 void finish_row(TableRow& row) {
   std::sort(row.backends.begin(), row.backends.end(), [](const BackendResult& a, const BackendResult& b) {
     return std::make_pair(a.backend != "eager", a.backend) < std::make_pair(b.backend != "eager", b.backend);
@@ -91,11 +120,7 @@ void finish_row(TableRow& row) {
              (!row.compiled || b.best.samples_per_second > row.backends[*row.compiled].best.samples_per_second))
       row.compiled = i;
   }
-  if (row.native && row.compiled) {
-    const BestConfig& n = row.backends[*row.native].best;
-    const BestConfig& c = row.backends[*row.compiled].best;
-    row.amortization = amortize(n.samples_per_second, c.samples_per_second, c.batch_size, c.compile_overhead_seconds);
-  }
+  if (row.native && row.compiled) compare_at_equal_batch(row);
 }
 
 }  // namespace
@@ -128,16 +153,13 @@ TestedModelsTable gather_tested_models(const Database& db, const std::string& so
 }
 
 double native_seconds_at(const TableRow& row, double steps) {
-  const auto* n = row.native_result();
-  const auto* c = row.compiled_result();
-  if (!n || !c || n->best.samples_per_second <= 0) return 0;
-  return steps * c->best.batch_size / n->best.samples_per_second;
+  if (row.native_samples_per_second <= 0) return 0;
+  return steps * row.amortization.batch_size / row.native_samples_per_second;
 }
 
 double compiled_seconds_at(const TableRow& row, double steps) {
-  const auto* c = row.compiled_result();
-  if (!c || c->best.samples_per_second <= 0) return 0;
-  return std::max(0.0, c->best.compile_overhead_seconds) + steps * c->best.batch_size / c->best.samples_per_second;
+  if (row.compiled_samples_per_second <= 0) return 0;
+  return row.compile_overhead_seconds + steps * row.amortization.batch_size / row.compiled_samples_per_second;
 }
 
 }  // namespace tune

@@ -12,13 +12,16 @@
 
 namespace tune {
 
-constexpr int kTableJsonSchemaVersion = 3;  // 3: instance parts, batch limits, curves, trial counts and dates
+// 3: instance parts, batch limits, curves, trial counts and dates; 4: speed-up at one batch both ran (with that
+// batch, best vs best apart, the net overhead), each rate's edge mark
+constexpr int kTableJsonSchemaVersion = 4;
 
 struct BatchPoint {
   int batch_size = 0;
   TrialStatus status = TrialStatus::ok;
   double samples_per_second = 0;  // 0 unless ok
   int64_t peak_memory_bytes = 0;
+  double compile_overhead_seconds = 0;  // the trial's warm-up overhead (compile + first steps - steady steps)
 };
 
 struct LearningRatePoint {
@@ -55,7 +58,15 @@ struct TableRow {
   std::vector<BackendResult> backends;  // eager first, then by name
   std::optional<size_t> native;         // index of eager in backends
   std::optional<size_t> compiled;       // index of the fastest compiled backend
-  Amortization amortization;            // compiled over native; zero without both
+  // The headline: compiled over native at one batch both ran (the compiled backend's chosen batch when native
+  // ran it, else the largest both ran), break-even net of native's own warm-up and counting a job's extra
+  // shapes (amortization.h). Zero without both, or without a common batch.
+  Amortization amortization;
+  double native_samples_per_second = 0;    // at amortization.batch_size
+  double compiled_samples_per_second = 0;
+  double compile_overhead_seconds = 0;     // net, as amortized
+  // Best vs best: each backend at its own chosen batch (batch size and compiling both in it), labelled apart.
+  double best_vs_best_speedup = 0;
   int trials_run = 0;                   // over every backend of the row
   std::string first_trial_at;           // ISO times of the row's first and last finished trial
   std::string last_trial_at;
@@ -74,7 +85,7 @@ struct TestedModelsTable {
 TestedModelsTable gather_tested_models(const Database& db, const std::string& source,
                                        const std::optional<std::vector<int64_t>>& study_ids = std::nullopt);
 
-// Cumulative wall time after `steps` compiled-sized steps: native, and compiled with its overhead.
+// Cumulative wall time after `steps` steps of amortization.batch_size: native, and compiled with its overhead.
 double native_seconds_at(const TableRow& row, double steps);
 double compiled_seconds_at(const TableRow& row, double steps);
 

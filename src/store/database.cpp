@@ -65,6 +65,19 @@ ALTER TABLE best_configs ADD COLUMN batch_stop TEXT NOT NULL DEFAULT '';
 ALTER TABLE best_configs ADD COLUMN lr_stop_cause TEXT NOT NULL DEFAULT 'strategy';
 ALTER TABLE best_configs ADD COLUMN lr_stop TEXT NOT NULL DEFAULT '';
 )sql",
+    // 4: whether the chosen rate was left at an end of the rates tried. Rows stored before the edge extension
+    // searched past no edge: a best rate at the top (bottom) of its batch's learning-rate trials is unfound.
+    R"sql(
+ALTER TABLE best_configs ADD COLUMN lr_edge TEXT NOT NULL DEFAULT '';
+UPDATE best_configs SET lr_edge = CASE
+  WHEN learning_rate >= (SELECT MAX(t.learning_rate) FROM trials t WHERE t.study_id = best_configs.study_id
+                         AND t.purpose = 'learning_rate' AND t.batch_size = best_configs.batch_size) THEN 'above'
+  WHEN learning_rate <= (SELECT MIN(t.learning_rate) FROM trials t WHERE t.study_id = best_configs.study_id
+                         AND t.purpose = 'learning_rate' AND t.batch_size = best_configs.batch_size) THEN 'below'
+  ELSE '' END
+WHERE EXISTS (SELECT 1 FROM trials t WHERE t.study_id = best_configs.study_id AND t.purpose = 'learning_rate'
+              AND t.batch_size = best_configs.batch_size);
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kSchemaVersion, "one migration per schema version");
@@ -162,7 +175,7 @@ constexpr const char* kBestColumns =
     " b.step_time_ci_low AS step_time_ci_low, b.step_time_ci_high AS step_time_ci_high,"
     " b.flops_per_step AS flops_per_step, b.mfu AS mfu, b.batch_limit AS batch_limit,"
     " b.limit_batch_size AS limit_batch_size, b.limit_status AS limit_status, b.batch_stop AS batch_stop,"
-    " b.lr_stop_cause AS lr_stop_cause, b.lr_stop AS lr_stop, b.updated_at AS updated_at";
+    " b.lr_stop_cause AS lr_stop_cause, b.lr_stop AS lr_stop, b.lr_edge AS lr_edge, b.updated_at AS updated_at";
 
 BestConfig read_best(const Statement& s) {
   BestConfig b;
@@ -184,6 +197,7 @@ BestConfig read_best(const Statement& s) {
   b.stop.batch_stop = s.text("batch_stop");
   b.stop.lr_cause = parse_stop_cause(s.text("lr_stop_cause"));
   b.stop.lr_stop = s.text("lr_stop");
+  b.stop.lr_edge = parse_rate_edge(s.text("lr_edge"));
   return b;
 }
 
@@ -378,13 +392,13 @@ void Database::save_best(int64_t study_id, const BestConfig& b) {
               "INSERT OR REPLACE INTO best_configs (study_id, batch_size, learning_rate, samples_per_second, step_time,"
               " compile_overhead_seconds, peak_memory_bytes, lr_score_loss, trials_run, step_time_ci_low,"
               " step_time_ci_high, flops_per_step, mfu, batch_limit, limit_batch_size, limit_status, batch_stop,"
-              " lr_stop_cause, lr_stop) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+              " lr_stop_cause, lr_stop, lr_edge) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, study_id).bind(2, b.batch_size).bind(3, b.learning_rate).bind(4, b.samples_per_second);
   s.bind(5, b.step_time).bind(6, b.compile_overhead_seconds).bind(7, b.peak_memory_bytes).bind(8, b.lr_score_loss);
   s.bind(9, b.trials_run).bind(10, b.step_time_ci_low).bind(11, b.step_time_ci_high).bind(12, b.flops_per_step);
   s.bind(13, b.mfu).bind(14, to_string(b.stop.batch_limit)).bind(15, b.stop.limit_batch_size);
   s.bind(16, to_string(b.stop.limit_status)).bind(17, b.stop.batch_stop).bind(18, to_string(b.stop.lr_cause));
-  s.bind(19, b.stop.lr_stop);
+  s.bind(19, b.stop.lr_stop).bind(20, to_string(b.stop.lr_edge));
   s.step();
 }
 

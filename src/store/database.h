@@ -15,7 +15,7 @@ struct sqlite3;
 
 namespace tune {
 
-constexpr int kSchemaVersion = 3;
+constexpr int kSchemaVersion = 4;
 constexpr const char* kDefaultStepOptions = "attention=math,optimizer=adamw";
 // The step options a study is keyed by: "attention=math,optimizer=adamw".
 std::string step_options_key(const std::string& attention, const std::string& optimizer);

@@ -2,6 +2,8 @@
 // one rule that says what limited a batch search's choice.
 #include "store/stop_reasons.h"
 
+#include <algorithm>
+
 #include <stdexcept>
 
 namespace tune {
@@ -62,6 +64,28 @@ BatchLimit parse_batch_limit(const std::string& text) {
                      BatchLimit::budget, BatchLimit::trials})
     if (to_string(limit) == text) return limit;
   throw std::invalid_argument("batch limit '" + text + "': expected memory, range, throughput, failure, budget or trials");
+}
+
+std::string to_string(RateEdge edge) {
+  switch (edge) {
+    case RateEdge::above: return "above";
+    case RateEdge::below: return "below";
+    case RateEdge::none: break;
+  }
+  return "";
+}
+
+RateEdge parse_rate_edge(const std::string& text) {
+  for (auto edge : {RateEdge::none, RateEdge::above, RateEdge::below})
+    if (to_string(edge) == text) return edge;
+  throw std::invalid_argument("rate edge '" + text + "': expected '', 'above' or 'below'");
+}
+
+RateEdge rate_edge_of(const std::vector<double>& rates_tried, double chosen) {
+  if (rates_tried.empty()) return RateEdge::none;
+  if (chosen >= *std::max_element(rates_tried.begin(), rates_tried.end())) return RateEdge::above;
+  if (chosen <= *std::min_element(rates_tried.begin(), rates_tried.end())) return RateEdge::below;
+  return RateEdge::none;
 }
 
 }  // namespace tune

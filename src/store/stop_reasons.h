@@ -27,6 +27,16 @@ std::string to_string(BatchLimit limit);
 // Throws std::invalid_argument quoting text that is no BatchLimit name.
 BatchLimit parse_batch_limit(const std::string& text);
 
+// Where the chosen learning rate was left: found (inside the rates tried), or at the top ("above": a larger rate
+// may be better) or bottom ("below") of them, when the search could not go on past it (its bound, the budget).
+enum class RateEdge { none, above, below };
+std::string to_string(RateEdge edge);  // "", "above", "below"
+// Throws std::invalid_argument quoting text that is none of those.
+RateEdge parse_rate_edge(const std::string& text);
+// The end of `rates_tried` (at the chosen batch, any status) that `chosen` sits on: above when it is the largest
+// (a single rate too), below when the smallest, else none. The engine's rule and schema 4's backfill.
+RateEdge rate_edge_of(const std::vector<double>& rates_tried, double chosen);
+
 struct StopReasons {
   BatchLimit batch_limit = BatchLimit::budget;
   int limit_batch_size = 0;                    // the batch that ran out of memory or failed (memory, failure)
@@ -34,6 +44,7 @@ struct StopReasons {
   std::string batch_stop;                      // the batch search's stop reason, as printed
   StopCause lr_cause = StopCause::strategy;
   std::string lr_stop;                         // the learning-rate search's stop reason, as printed
+  RateEdge lr_edge = RateEdge::none;           // the chosen rate at an end of those tried (not found)
 };
 
 // A throughput trial of a batch search, as the batch-limit rule reads it.

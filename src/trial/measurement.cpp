@@ -94,6 +94,20 @@ void summarise_steps(const TrialSpec& spec, TrialResult& r) {
   r.compile_overhead_seconds =
       std::max(0.0, r.compile_seconds + r.first_steps_seconds - spec.measure.warmup_steps * r.step_time_median);
   if (!r.losses.empty()) r.score_loss = tail_mean_loss(r.losses);
+  if (spec.purpose == TrialPurpose::learning_rate) check_late_divergence(r);
+}
+
+// A rate too high often blows up after a good start, without ever reaching NaN: the loss climbs back far above
+// the lowest it reached. Far: more than 1 nat, and more than half of what it had gained from the first step.
+void check_late_divergence(TrialResult& r) {
+  if (!r.ok() || r.losses.size() < 4) return;
+  const double lowest = *std::min_element(r.losses.begin(), r.losses.end());
+  const double rise = r.score_loss - lowest, gained = r.losses.front() - lowest;
+  if (!(rise > std::max(1.0, 0.5 * gained))) return;
+  r.status = TrialStatus::diverged;
+  r.error_stage = "step";
+  r.error_message = strf("the loss rose from its lowest %.3f to a tail mean of %.3f (first step %.3f): diverged late",
+                         lowest, r.score_loss, r.losses.front());
 }
 
 }  // namespace tune

@@ -46,5 +46,8 @@ bool run_measured_steps(const TrialSpec& spec, StepRunner& runner, TrialResult& 
 
 // Median step time, its CI, throughput and compile overhead from r.step_times; the score from r.losses.
 void summarise_steps(const TrialSpec& spec, TrialResult& r);
+// A learning-rate trial whose tail-mean loss rose far above the lowest loss it reached (more than 1 nat and half
+// its gain from the first step) diverged late: its status becomes diverged, with the figures in the message.
+void check_late_divergence(TrialResult& r);
 
 }  // namespace tune

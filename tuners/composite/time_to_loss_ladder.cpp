@@ -83,12 +83,7 @@ void TimeToLossLadder::observe(const Candidate& c, const TrialResult& r) {
       inner_->tell(*inner_pending_, r);
       inner_pending_.reset();
       return note_for_rung(t);
-    case Phase::edge: {
-      // One more trial past the rung's edge rate: it replaces the rung's best only when faster.
-      std::optional<TimeToLossTrial> best = rung_best_;
-      if (t.reaches() && (!best || t.seconds_to_target < best->seconds_to_target)) best = t;
-      return rung_done(best);
-    }
+    case Phase::edge: return edge_told(t);
     case Phase::start:
     case Phase::done: break;
   }
@@ -114,7 +109,7 @@ void TimeToLossLadder::start_search() {
   if (tuner_supports(plan_.lr_tuner, StageObjective::throughput)) {
     joint_ = true;
     const int lo = plan_.step_seconds.begin()->first, hi = plan_.step_seconds.rbegin()->first;
-    inner_ = make_tuner(plan_.lr_tuner, space_at(lo, hi, {}), plan_.seed);
+    inner_ = make_tuner(plan_.lr_tuner, space_at(lo, hi, {}), plan_.seed);  // batches and rates: its own edges
     phase_ = Phase::joint;
     return;
   }
@@ -122,7 +117,7 @@ void TimeToLossLadder::start_search() {
   TunerSpace first = space_at(start_, start_, {});
   first.start_learning_rate = sqrt_rule_rate(plan_.target.reference_learning_rate,
                                              fitting_batch_at_most(plan_.target.reference_batch), start_);
-  inner_ = make_tuner(plan_.lr_tuner, first, plan_.seed);
+  inner_ = make_rate_tuner(plan_.lr_tuner, first, plan_.seed);
   start_first_ = told().size();
   rung_cap_ = best_seconds();
   phase_ = Phase::first_rung;
@@ -187,25 +182,31 @@ void TimeToLossLadder::walk_next() {
   phase_ = Phase::walk_rung;
 }
 
-// When a rung's best rate is the largest (or smallest) it tried, the optimum may lie beyond: one more trial
-// a factor 2 further out (the scaling rules only move the rate with the batch), within the stage's range.
+// When a rung's best rate is the largest (or smallest) it tried, the optimum may lie beyond: trials a factor
+// (edge_factor) further out, past the stage's list up to its bounds, while each is faster than the best before.
 void TimeToLossLadder::try_edge() {
   const auto& best = rung_best_;
   if (!best || rung_rates_.size() < 2) return rung_done(best);
   const double lr = best->candidate.learning_rate;
-  const bool top = lr >= *std::max_element(rung_rates_.begin(), rung_rates_.end());
-  const bool bottom = lr <= *std::min_element(rung_rates_.begin(), rung_rates_.end());
-  const double next = top ? lr * 2 : lr / 2;
-  if ((!top && !bottom) || next > plan_.lr_space.max_learning_rate || next < plan_.lr_space.min_learning_rate)
+  const RateEdge edge = rate_edge_of(rung_rates_, lr);
+  const TunerSpace& space = plan_.lr_space;
+  const double next = edge == RateEdge::above ? lr * space.edge_factor : lr / space.edge_factor;
+  if (edge == RateEdge::none || space.rate_bound_high <= 0 || next > space.rate_bound_high * (1 + 1e-9) ||
+      next < space.rate_bound_low * (1 - 1e-9))
     return rung_done(best);
-  Candidate edge{best->candidate.batch_size, next, 0};
-  edge.train_steps = steps_for(edge, false);
-  if (const auto earlier = longer_run_of(edge)) {
-    const TimeToLossTrial cut = cut_to(*earlier, edge);
-    return rung_done(cut.reaches() && cut.seconds_to_target < best->seconds_to_target ? cut : best);
-  }
-  asked_ = edge;
+  Candidate candidate{best->candidate.batch_size, next, 0};
+  candidate.train_steps = steps_for(candidate, false);
+  rung_rates_.push_back(next);
+  if (const auto earlier = longer_run_of(candidate)) return edge_told(cut_to(*earlier, candidate));
+  asked_ = candidate;
   phase_ = Phase::edge;
+}
+
+// An edge trial: when faster than the rung's best it becomes the best and the search goes further out.
+void TimeToLossLadder::edge_told(const TimeToLossTrial& t) {
+  if (!t.reaches() || (rung_best_ && t.seconds_to_target >= rung_best_->seconds_to_target)) return rung_done(rung_best_);
+  rung_best_ = t;
+  try_edge();
 }
 
 // A rung is judged against the best known at its batch; the walk goes on while each rung improves on the

@@ -59,7 +59,9 @@ struct TimeToLossPlan {
 // ladder: the strategy at the throughput stage's batch, then halving the batch with the scaling-rule rates
 // from the best so far (lr_sweep walking from the square-root rule's) while the time to the target improves
 // (doubling instead when the first halving does not improve), and not past a halving the large-batch model
-// rules out. A candidate an earlier, longer trial of the same batch and rate answers is never asked.
+// rules out; a rung's best rate at the end of its rates is searched past (try_edge), the first rung's by the
+// edge extension around its strategy. A candidate an earlier, longer trial of the same batch and rate answers
+// is never asked.
 class TimeToLossLadder : public Tuner {
  public:
   explicit TimeToLossLadder(TimeToLossPlan plan);
@@ -82,6 +84,7 @@ class TimeToLossLadder : public Tuner {
   void begin_walk(bool down);
   void walk_next();
   void try_edge();
+  void edge_told(const TimeToLossTrial& t);
   void rung_done(std::optional<TimeToLossTrial> rung_best);
   void walk_ended(const std::string& why);
   void finish(const std::string& why);
