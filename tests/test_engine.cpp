@@ -1,10 +1,13 @@
 // The search engine on a simulated machine (no libtorch): the batch ramp stops at out-of-memory or
 // flat throughput, the learning rate with the lowest loss wins, failures are recorded and the
-// search goes on, and a rerun reuses every committed trial.
+// search goes on, and a rerun reuses every committed trial. Its trial-time predictor on made-up trials
+// and on the committed GPU search's.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <iostream>
 #include <map>
 #include <sstream>
 
@@ -12,9 +15,12 @@
 #include "engine/search_engine.h"
 #include "engine/trial_time_predictor.h"
 #include "engine/tuner_replay.h"
+#include "stats/statistics.h"
 #include "test_helpers.h"
 #include "tuners/batch_ramp.h"
 #include "tuners/tuner_registry.h"
+#include "util/paths.h"
+#include "util/table_format.h"
 
 using namespace tune;
 using tune::testing::temp_dir;
@@ -458,8 +464,8 @@ TrialResult ran(TrialStatus status, double wall, double step, double compile) {
 }  // namespace
 
 // One predictor for every stage: a learning-rate trial at a measured batch costs the trials' fixed part, the
-// compile and its steps; a failed trial's wall time (a 600 s timeout) is no fixed part; a new ramp size costs
-// twice the last run.
+// compile and its steps; a failed trial's wall time (a 600 s timeout) is no fixed part, but bounds its batch; a
+// new ramp size costs the fixed part, the compile and the steps the last ones took at the extrapolated step time.
 TEST(TrialTimePredictor, PredictsFromMeasuredStepsAndIgnoresFailuresFixedPart) {
   TrialTimePredictor p;
   const TrialSpec at8 = predicted_spec(TrialPurpose::throughput, 8, 0);
@@ -467,12 +473,171 @@ TEST(TrialTimePredictor, PredictsFromMeasuredStepsAndIgnoresFailuresFixedPart) {
   p.observe(at8, fast);
   p.observe_run(at8, fast);
   EXPECT_DOUBLE_EQ(p.predict(predicted_spec(TrialPurpose::learning_rate, 8, 12)), 1.5 + 0.5 + 12 * 0.1);
-  EXPECT_DOUBLE_EQ(p.predict(predicted_spec(TrialPurpose::throughput, 16, 0)), 2 * 3.0);
+  // One measured batch: 0.1 s x (1 + 16/8) / 2 per step, for 2 warm-up + the 10 steady steps the trial at 8 took.
+  EXPECT_NEAR(p.predict(predicted_spec(TrialPurpose::throughput, 16, 0)), 1.5 + 0.5 + (2 + 10) * 0.15, 1e-12);
   const TrialSpec at16 = predicted_spec(TrialPurpose::throughput, 16, 0);
   const TrialResult timeout = ran(TrialStatus::timeout, 600, 0, 0);
   p.observe(at16, timeout);
   p.observe_run(at16, timeout);
   EXPECT_DOUBLE_EQ(p.predict(predicted_spec(TrialPurpose::learning_rate, 8, 12)), 1.5 + 0.5 + 12 * 0.1);
   EXPECT_DOUBLE_EQ(p.predict(predicted_spec(TrialPurpose::learning_rate, 16, 12)), 600)
-      << "no step time at 16: the last run's wall time";
+      << "a timeout at 16: at least its wall time";
+}
+
+namespace {
+
+// A throughput trial that fit at this batch: `steady` steps of `step` s after 2 warm-up steps of `step` s each.
+void observe_fit(TrialTimePredictor& p, int batch, double step, int steady, double wall, double compile = 0) {
+  const TrialSpec spec = predicted_spec(TrialPurpose::throughput, batch, 0);
+  TrialResult r = ran(TrialStatus::ok, wall, step, compile);
+  r.step_times = std::vector<double>(steady, step);
+  r.first_steps_seconds = spec.measure.warmup_steps * step;
+  p.observe(spec, r);
+  p.observe_run(spec, r);
+}
+
+}  // namespace
+
+// Two or more measured batches: the least-squares line of step time on batch, exact on points of a line; a
+// measured batch is its own measure; the line never goes below a smaller batch's step time, nor below a larger
+// batch's time per sample.
+TEST(TrialTimePredictor, FitsTheStepTimeLineOfTheMeasuredBatches) {
+  TrialTimePredictor p;
+  EXPECT_EQ(p.step_seconds(4), 0) << "nothing measured";
+  for (const int b : {1, 2, 4}) observe_fit(p, b, 0.01 + 0.002 * b, 10, 3.0);
+  EXPECT_NEAR(p.step_seconds(8), 0.01 + 0.002 * 8, 1e-12);
+  EXPECT_NEAR(p.step_seconds(64), 0.01 + 0.002 * 64, 1e-12);
+  EXPECT_NEAR(p.step_seconds(3), 0.01 + 0.002 * 3, 1e-12);
+  EXPECT_DOUBLE_EQ(p.step_seconds(2), 0.01 + 0.002 * 2);
+
+  TrialTimePredictor falling;  // steps got faster with the batch (launch-bound noise): no faster than batch 1's
+  observe_fit(falling, 1, 0.050, 10, 3.0);
+  observe_fit(falling, 2, 0.045, 10, 3.0);
+  observe_fit(falling, 4, 0.040, 10, 3.0);
+  EXPECT_DOUBLE_EQ(falling.step_seconds(8), 0.050);
+
+  TrialTimePredictor steep;  // the line through (8, 0.1) and (16, 0.3) is below 0 at 2: no faster per sample than 16
+  observe_fit(steep, 8, 0.1, 10, 3.0);
+  observe_fit(steep, 16, 0.3, 10, 3.0);
+  EXPECT_NEAR(steep.step_seconds(2), 0.3 * 2 / 16, 1e-12);
+}
+
+// One measured batch b0 (step t0): t0 x (1 + b/b0) / 2, half per-step and half per-sample.
+TEST(TrialTimePredictor, OneMeasuredBatchAssumesHalfTheStepGrowsWithIt) {
+  TrialTimePredictor p;
+  observe_fit(p, 4, 0.1, 13, 3.0, 0.4);  // fixed part: 3 - 0.4 - (2 + 13) x 0.1 = 1.1
+  EXPECT_DOUBLE_EQ(p.step_seconds(8), 0.15);
+  EXPECT_DOUBLE_EQ(p.step_seconds(2), 0.075);
+  EXPECT_DOUBLE_EQ(p.step_seconds(4), 0.1);
+  EXPECT_NEAR(p.predict(predicted_spec(TrialPurpose::throughput, 8, 0)), 1.1 + 0.4 + (2 + 13) * 0.15, 1e-12);
+}
+
+// A throughput trial's steps: the steady count the earlier trials took, within the step cap and the time cap.
+TEST(TrialTimePredictor, ThroughputStepsFollowTheStoppingRule) {
+  TrialTimePredictor p;
+  observe_fit(p, 1, 0.5, 20, 12.0);  // fixed part 12 - 22 x 0.5 = 1
+  TrialSpec next = predicted_spec(TrialPurpose::throughput, 2, 0);
+  next.measure.measure_seconds = 3;  // 0.75 s steps: 4 steady steps reach the 3 s cap
+  EXPECT_NEAR(p.predict(next), 1 + (2 + 4) * 0.75, 1e-12);
+  next.measure.max_measure_steps = 10;
+  next.measure.measure_seconds = 100;
+  EXPECT_NEAR(p.predict(next), 1 + (2 + 10) * 0.75, 1e-12) << "the step cap";
+}
+
+// A learning-rate trial: total_steps(spec) steps at its batch's step time, measured or fitted; the compile part
+// (compile + the warm-up's excess over steady steps) from the nearest measured batch.
+TEST(TrialTimePredictor, LearningRateTrialTrainsItsStepsAtTheBatchsStepTime) {
+  TrialTimePredictor p;
+  const TrialSpec at1 = predicted_spec(TrialPurpose::throughput, 1, 0);
+  TrialResult r = ran(TrialStatus::ok, 10.0, 0.04, 0.2);
+  r.step_times = std::vector<double>(30, 0.04);
+  r.first_steps_seconds = 5.08;  // jit's profiling runs: 5 s beyond 2 steady steps
+  p.observe(at1, r);
+  p.observe_run(at1, r);  // fixed part: 10 - 0.2 - 5.08 - 1.2 = 3.52
+  EXPECT_NEAR(p.predict(predicted_spec(TrialPurpose::learning_rate, 1, 12)), 3.52 + 5.2 + 12 * 0.04, 1e-12);
+  EXPECT_NEAR(p.predict(predicted_spec(TrialPurpose::learning_rate, 1, 1)), 3.52 + 5.2 + 3 * 0.04, 1e-12)
+      << "at least the warm-up and one step (total_steps)";
+  observe_fit(p, 2, 0.06, 30, 3.52 + 0.2 + 32 * 0.06, 0.2);
+  EXPECT_NEAR(p.predict(predicted_spec(TrialPurpose::learning_rate, 4, 12)), 3.52 + 0.2 + 12 * 0.10, 1e-9)
+      << "the line through (1, 0.04) and (2, 0.06); the compile part of batch 2, the nearest";
+}
+
+namespace {
+
+struct Replayed {
+  int64_t id;
+  std::string study, purpose;
+  int batch;
+  double predicted, measured;
+  bool covered;  // a throughput trial at this batch or a smaller one fit before it
+  double error() const { return std::fabs(predicted - measured) / measured; }
+};
+
+// Each study's trials in the order they ran (by id), each predicted from the ones before it, as the search's
+// stage saw them; the study's first trial has nothing to learn from and is left out.
+std::vector<Replayed> replay_store(const std::string& path) {
+  Database db(path);
+  std::vector<Replayed> out;
+  for (const auto& [study_id, key] : db.studies()) {
+    TrialTimePredictor p;
+    int smallest_fit = 0;
+    const std::vector<StoredTrial> trials = db.trials(study_id);
+    for (size_t i = 0; i < trials.size(); ++i) {
+      const StoredTrial& t = trials[i];
+      if (i > 0)
+        out.push_back({t.id, key.backend + " " + key.precision, to_string(t.spec.purpose), t.spec.batch_size,
+                       p.predict(t.spec), t.result.wall_seconds,
+                       smallest_fit > 0 && smallest_fit <= t.spec.batch_size});
+      p.observe(t.spec, t.result);
+      p.observe_run(t.spec, t.result);
+      const bool fit = t.spec.purpose == TrialPurpose::throughput && t.result.ok() && t.result.step_time_median > 0;
+      if (fit && (smallest_fit == 0 || t.spec.batch_size < smallest_fit)) smallest_fit = t.spec.batch_size;
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+// Trials of the committed H200 search that no prediction from the trials before them can bring within 25%, each
+// within 45% instead. The fixed part (wall - compile - steps: process start, CUDA context, model build) of its 43
+// trials spreads over 1.96-3.16 s however alike the work, so identical learning-rate trials differ by up to 39%
+// (jit bf16: 2.82 s vs 3.93 s); the predictor takes the median of the ones so far.
+const std::map<int64_t, const char*> kBeyond25Percent = {
+    {20, "eager bf16 batch 2, +40%: one batch measured (the half-per-step rule: 0.080 s, then 0.050 s measured, "
+         "below batch 1's 0.054 s) and that trial's fixed part 3.04 s, this one's 2.41 s"},
+    {22, "eager bf16 lr batch 4, +25.4%: fixed part 2.02 s against a median of 2.59 s so far"},
+    {28, "jit bf16 batch 4, +38%: timing stopped on the CI after 15 steady steps where both earlier trials ran "
+         "30, and a fixed part of 2.06 s against 2.79 s"},
+    {33, "jit bf16 lr batch 8, +34%: fixed part 1.99 s against a median of 2.77 s; the same lr trial at another "
+         "rate took 3.93 s"},
+    {35, "cuda-graph bf16 batch 2, -28%: fixed part 3.05 s, learnt from one trial's 1.97 s"},
+};
+
+// The committed H200 search (reports/gpu-h200/gpu.db, bert-base-cased, eager/jit/cuda-graph x fp32/bf16) replayed:
+// every trial after its study's first (all 37 had a throughput trial at the same or a smaller batch before them)
+// is predicted within 25% of its measured wall time but those listed above; the median error stays under 20%.
+// (The 2x rule predicted 7.4 s for eager fp32's 3.7 s batch 4.)
+TEST(TrialTimePredictor, ReplaysTheCommittedGpuSearchWithin25Percent) {
+  const auto dir = temp_dir("predictor-replay");
+  std::filesystem::copy_file(std::filesystem::path(tune_home()) / "reports/gpu-h200/gpu.db", dir / "gpu.db");
+  const std::vector<Replayed> replayed = replay_store((dir / "gpu.db").string());
+  ASSERT_EQ(replayed.size(), 37u);
+  std::vector<double> errors;
+  std::cout << "trial study            purpose        batch predicted measured error\n";
+  for (const Replayed& r : replayed) {
+    std::cout << strf("%5lld %-16s %-14s %5d %8.2f s %7.2f s %+5.0f%%\n", static_cast<long long>(r.id),
+                      r.study.c_str(), r.purpose.c_str(), r.batch, r.predicted, r.measured,
+                      100 * (r.predicted - r.measured) / r.measured);
+    ASSERT_TRUE(r.covered) << "trial " << r.id << ": no batch at or below its own measured before it";
+    errors.push_back(r.error());
+    const bool listed = kBeyond25Percent.count(r.id) > 0;
+    EXPECT_LE(r.error(), listed ? 0.45 : 0.25) << "trial " << r.id << " (" << r.study << " " << r.purpose << " batch "
+                                               << r.batch << "): predicted " << r.predicted << " s, measured "
+                                               << r.measured << " s " << (listed ? kBeyond25Percent.at(r.id) : "");
+  }
+  const double median_error = median(errors);
+  EXPECT_LT(median_error, 0.20);
+  std::cout << strf("%zu trials: median error %.1f%%, max %.1f%%\n", errors.size(), 100 * median_error,
+                    100 * *std::max_element(errors.begin(), errors.end()));
 }
