@@ -61,12 +61,15 @@ std::string export_hf_weights(const TrialSpec& spec, const fs::path& dir) {
 
 // A learning-rate trial of `steps` steps on exported weights, without dropout: libtorch eager in process, the
 // Python backend isolated as the search runs it. Their loss curves must agree within `tolerance`.
-void expect_losses_agree(const std::string& model, const std::string& backend, double tolerance, int steps) {
+void expect_losses_agree(const std::string& model, const std::string& backend, double tolerance, int steps,
+                         const std::string& schedule = "constant", int warmup_steps = 0) {
   const fs::path dir = temp_dir("agree");
   TrialSpec s = tiny_spec(model, "eager");
   s.model = tune::testing::without_dropout(model);
   s.purpose = TrialPurpose::learning_rate;
   s.train_steps = steps;
+  s.lr_schedule = schedule;
+  s.lr_warmup_steps = warmup_steps;
   s.weights_dir = export_hf_weights(s, dir);
   const TrialResult eager = run_trial_in_process(s);
   ASSERT_EQ(eager.status, TrialStatus::ok) << eager.error_message;
@@ -121,6 +124,11 @@ TEST(InductorTrial, LossesEqualEagerOnSameWeightsAndBatchesBertTiny) {
 TEST(InductorTrial, LossesEqualEagerOnSameWeightsAndBatchesGpt2Tiny) {
   expect_losses_agree("gpt2-tiny", "inductor", 2e-3, 6);
 }
+
+// The scheduled rate (warm-up, cosine decay) reaches the Python worker's optimizer step by step, compiled or not.
+TEST(HfEagerTrial, ScheduledRateTrainsAsEagerDoes) { expect_losses_agree("bert-tiny", "hf-eager", 1e-4, 6, "cosine", 2); }
+
+TEST(InductorTrial, ScheduledRateTrainsAsEagerDoes) { expect_losses_agree("bert-tiny", "inductor", 2e-3, 6, "cosine", 2); }
 
 // No compile: HF's module in Python must train the same objective on the same batches as each C++ family.
 TEST(HfEagerTrial, LossesEqualEagerForEveryTinyFamily) {

@@ -8,6 +8,7 @@
 #include "cli_run.h"
 #include "test_helpers.h"
 #include "trial/backend_label.h"
+#include "trial/lr_schedule.h"
 #include "trial/python_trial.h"
 #include "util/paths.h"
 
@@ -36,9 +37,9 @@ class ScriptedSession:
         if OPTIONS.get("start_failure"):
             raise w.TrialFailure("invalid", "setup", OPTIONS["start_failure"] + " " + batches)
         return {"parameter_count": 1234, "block_steps": OPTIONS.get("block_steps", 1)}
-    def run_steps(self, n):
+    def run_steps(self, n, learning_rates=None):
         times, compiles, losses = [], [], []
-        for _ in range(n):
+        for i in range(n):
             self.done += 1
             if self.done == OPTIONS.get("die"):
                 os._exit(3)
@@ -49,6 +50,8 @@ class ScriptedSession:
             times.append(OPTIONS.get("first", 0.01) if self.done == 1 else 0.01)
             compiles.append(OPTIONS.get("compile", 0.0) if self.done == 1 else 0.0)
             loss = OPTIONS.get("losses", {}).get(self.done, 10.0 - 0.1 * self.done)
+            if OPTIONS.get("echo_rates"):
+                loss = learning_rates[i] if learning_rates else -1.0
             losses.append(w.finite_or_text(loss))
         return {"times": times, "compile_seconds": compiles, "losses": losses}
     def finish(self):
@@ -144,6 +147,19 @@ TEST(PythonWorkerProtocol, ALearningRateTrialRunsItsStepsAndIsScored) {
   ASSERT_EQ(r.losses.size(), 8u);
   EXPECT_DOUBLE_EQ(r.score_loss, tail_mean_loss(r.losses));
   EXPECT_EQ(r.steady_state_stop, "step cap: 6 steps");
+}
+
+// The schedule's rate of each step travels with the steps request (the worker sets it before each step).
+TEST(PythonWorkerProtocol, TheScheduledRateOfEachStepReachesTheWorker) {
+  TrialSpec spec = scripted_spec(TrialPurpose::learning_rate);
+  spec.learning_rate = 1e-3;
+  spec.lr_schedule = "cosine";
+  spec.lr_warmup_steps = 2;
+  const TrialResult r = scripted_trial(spec, "block_steps=5, echo_rates=True");
+  ASSERT_EQ(r.status, TrialStatus::ok) << r.error_message;
+  const std::vector<double> expected = scheduled_learning_rates(spec, 0, 8);
+  ASSERT_EQ(r.losses.size(), expected.size());
+  for (size_t i = 0; i < expected.size(); ++i) EXPECT_DOUBLE_EQ(r.losses[i], expected[i]) << i;
 }
 
 TEST(PythonWorkerProtocol, ANonFiniteLossIsDivergedAtItsStep) {

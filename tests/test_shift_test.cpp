@@ -8,6 +8,7 @@
 #include <random>
 
 #include "stats/shift_test.h"
+#include "stats/statistics.h"
 #include "test_helpers.h"
 
 namespace tune {
@@ -151,3 +152,14 @@ TEST(ShiftTest, BadInputIsAClearError) {
 
 }  // namespace
 }  // namespace tune
+
+TEST(KendallTau, CountsConcordantPairsWithTies) {
+  using tune::kendall_tau;
+  EXPECT_DOUBLE_EQ(kendall_tau({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);
+  EXPECT_DOUBLE_EQ(kendall_tau({1, 2, 3, 4}, {4, 3, 2, 1}), -1.0);
+  // One swapped pair of six: (5 - 1) / 6.
+  EXPECT_NEAR(kendall_tau({1, 2, 3, 4}, {1, 3, 2, 4}), 4.0 / 6, 1e-12);
+  // Tau-b with a tie on each side: 4 concordant pairs over sqrt(5 x 5) untied pairs.
+  EXPECT_NEAR(kendall_tau({1, 2, 2, 3}, {1, 2, 3, 3}), 0.8, 1e-12);
+  EXPECT_DOUBLE_EQ(kendall_tau({1, 1}, {1, 2}), 0.0);
+}

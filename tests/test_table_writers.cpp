@@ -123,7 +123,8 @@ TEST(TestedModelsTable, SpeedupComparesOneBatchBothRanAndBestVsBestApart) {
   EXPECT_EQ(gpt2.amortization.batch_size, 2);
   EXPECT_NEAR(gpt2.amortization.speedup, 12.0 / 14, 1e-12);
   const std::string md = render("md", table);
-  EXPECT_NE(md.find("| 1.30x at 8 | 1.75x (8 vs 64) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1.30x at 8 "), std::string::npos) << md;
+  EXPECT_NE(md.find("| 1.75x (8 vs 64) "), std::string::npos) << md;
   EXPECT_NE(md.find("steps of batch 8"), std::string::npos) << md;
   EXPECT_NE(md.find("Speed-up (same batch)"), std::string::npos) << md;
 }
@@ -134,7 +135,8 @@ TEST(TableWriters, ARateLeftAtAnEdgeIsMarkedAndExplained) {
   table.rows[0].backends[0].best.stop.lr_edge = RateEdge::above;
   table.rows[0].backends[1].best.stop.lr_edge = RateEdge::below;
   const std::string md = render("md", table);
-  EXPECT_NE(md.find("| ≥3.0e-04 | ≤3.0e-04 |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| ≥3.0e-04 "), std::string::npos) << md;
+  EXPECT_NE(md.find("| ≤3.0e-04 "), std::string::npos) << md;
   EXPECT_NE(md.find("the best rate may be larger"), std::string::npos) << md;
   EXPECT_NE(render("json", table).find("\"learning_rate_edge\": \"above\""), std::string::npos);
 }

@@ -2,6 +2,7 @@
 // a memory cap turns into status oom, and each isolated trial leaves a folder that reruns it.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <filesystem>
 
 #include "test_helpers.h"
@@ -38,6 +39,28 @@ TEST(Trial, TinyBertLearnsFromRealText) {
   const double first = (r.losses[0] + r.losses[1] + r.losses[2]) / 3;
   EXPECT_LT(r.score_loss, first - 0.5) << "loss did not fall: first " << first << ", last " << r.score_loss;
   EXPECT_EQ(r.parameter_count, s.model.expected_parameters);
+}
+
+// A scheduled rate (warm-up, then cosine): the first loss comes before any update, the second after one at a
+// quarter of the peak; the fused optimizer (its rate in a device tensor) trains as stock AdamW does.
+TEST(Trial, ScheduledRateWarmsUpAndIsTheSameOnBothOptimizers) {
+  TrialSpec s = tiny_spec();
+  s.purpose = TrialPurpose::learning_rate;
+  s.train_steps = 8;
+  const TrialResult constant = run_trial_in_process(s);
+  s.lr_schedule = "cosine";
+  s.lr_warmup_steps = 4;
+  const TrialResult scheduled = run_trial_in_process(s);
+  s.step.optimizer = "fused";
+  const TrialResult fused = run_trial_in_process(s);
+  for (const TrialResult* r : {&constant, &scheduled, &fused}) ASSERT_EQ(r->status, TrialStatus::ok) << r->error_message;
+  EXPECT_EQ(scheduled.losses[0], constant.losses[0]);
+  EXPECT_GT(std::fabs(scheduled.losses[1] - constant.losses[1]), 1e-4) << "the warm-up's first rate is 1/4 of the peak";
+  for (size_t i = 0; i < scheduled.losses.size(); ++i) EXPECT_NEAR(fused.losses[i], scheduled.losses[i], 1e-4) << i;
+  s.lr_schedule = "linear";
+  const TrialResult unknown = run_trial_in_process(s);
+  EXPECT_EQ(unknown.status, TrialStatus::invalid);
+  EXPECT_NE(unknown.error_message.find("'linear'"), std::string::npos) << unknown.error_message;
 }
 
 TEST(Trial, ThroughputTrialTimesWarmupApartFromSteadySteps) {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <set>
 
+#include "trial/lr_schedule.h"
 #include "trial/trial_result.h"
 #include "trial/trial_spec.h"
 #include "util/paths.h"
@@ -110,4 +111,37 @@ TEST(TrialSpec, UnknownStatusOrPurposeNamesAreErrorsNotDefaults) {
   spec["purpose"] = "benchmark";
   EXPECT_THROW(spec.get<TrialSpec>(), std::invalid_argument);
   EXPECT_EQ(nlohmann::json(TrialStatus::compile_error), "compile_error");
+}
+
+// The schedule's factor: linear warm-up to the peak, then constant or cosine down to zero at the last step.
+TEST(LrSchedule, WarmsUpLinearlyThenHoldsOrDecaysByCosine) {
+  EXPECT_DOUBLE_EQ(lr_schedule_factor("cosine", 4, 12, 0), 0.25);
+  EXPECT_DOUBLE_EQ(lr_schedule_factor("cosine", 4, 12, 3), 1.0);
+  EXPECT_DOUBLE_EQ(lr_schedule_factor("cosine", 4, 12, 4), 1.0);
+  EXPECT_NEAR(lr_schedule_factor("cosine", 4, 12, 8), 0.5, 1e-12);  // halfway through the decay
+  EXPECT_DOUBLE_EQ(lr_schedule_factor("constant", 4, 12, 11), 1.0);
+  EXPECT_DOUBLE_EQ(lr_schedule_factor("constant", 0, 12, 0), 1.0);
+  TrialSpec spec;
+  spec.purpose = TrialPurpose::learning_rate;
+  spec.train_steps = 12;
+  spec.learning_rate = 1e-3;
+  EXPECT_TRUE(scheduled_learning_rates(spec, 0, 12).empty()) << "a constant rate sets nothing";
+  spec.lr_schedule = "cosine";
+  const auto rates = scheduled_learning_rates(spec, 10, 2);
+  ASSERT_EQ(rates.size(), 2u);
+  EXPECT_NEAR(rates[0], 1e-3 * lr_schedule_factor("cosine", 0, 12, 10), 1e-15);
+  EXPECT_THROW(check_lr_schedule("linear"), std::invalid_argument);
+}
+
+// The schedule is part of what a learning-rate trial measures; a spec without one keeps its stored key.
+TEST(LrSchedule, KeysTheTrialOnlyWhenNotConstant) {
+  TrialSpec spec;
+  const std::string constant = spec.config_key();
+  spec.lr_schedule = "cosine";
+  EXPECT_NE(spec.config_key(), constant);
+  spec.lr_schedule = "constant";
+  spec.lr_warmup_steps = 2;
+  EXPECT_NE(spec.config_key(), constant);
+  const TrialSpec round_trip = nlohmann::json(spec).get<TrialSpec>();
+  EXPECT_EQ(round_trip.lr_warmup_steps, 2);
 }

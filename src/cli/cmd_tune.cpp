@@ -19,7 +19,9 @@
 namespace tune::cli {
 namespace {
 
-constexpr int kSearchJsonSchemaVersion = 3;  // 3: rows in the table's JSON form; each search's strategies and stop cause
+// 3: rows in the table's JSON form; each search's strategies and stop cause; 4: rows of table schema 4 (speed-up at
+// one batch, rate edges), each search's rate edge
+constexpr int kSearchJsonSchemaVersion = 4;
 
 void print_outcomes(std::ostream& out, const SearchSummary& summary) {
   for (const auto& b : summary.backends) {
@@ -59,6 +61,7 @@ nlohmann::json searches_json(const SearchSummary& summary, const SearchSettings&
     if (b.best) {
       entry["batch_limit"] = to_string(b.best->stop.batch_limit);
       entry["lr_stop_cause"] = to_string(b.best->stop.lr_cause);
+      entry["lr_edge"] = to_string(b.best->stop.lr_edge);
     }
     if (b.time_to_loss) entry["time_to_loss"] = time_to_loss_json(*b.time_to_loss);
     list.push_back(entry);

@@ -27,6 +27,7 @@ class CudaGraphStep : public TrainStep {
   CompileReport prepare(const Batch& example) override;
   // Copies `batch` into the captured inputs and replays; a new batch shape re-captures.
   torch::Tensor step(const Batch& batch) override;
+  void set_learning_rate(double learning_rate) override { update_.set_learning_rate(learning_rate); }
   int recaptures() const { return recaptures_; }
 
  private:

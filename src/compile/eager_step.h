@@ -14,6 +14,7 @@ class EagerStep : public TrainStep {
   std::string backend() const override { return "eager"; }
   CompileReport prepare(const Batch& example) override;
   torch::Tensor step(const Batch& batch) override;
+  void set_learning_rate(double learning_rate) override { update_.set_learning_rate(learning_rate); }
 
  private:
   TrainableModel model_;

@@ -13,9 +13,13 @@ struct FusedAdamWState : torch::optim::OptimizerParamState {
 
 }  // namespace
 
-FusedAdamW::FusedAdamW(std::vector<torch::Tensor> parameters, const torch::optim::AdamWOptions& options)
+FusedAdamW::FusedAdamW(std::vector<torch::Tensor> parameters, const torch::optim::AdamWOptions& options,
+                       bool rate_in_tensor)
     : Optimizer(std::move(parameters), std::make_unique<torch::optim::AdamWOptions>(options)) {
   TORCH_CHECK(!options.amsgrad(), "FusedAdamW: amsgrad is not supported");
+  const auto& first = param_groups().at(0).params();
+  if (rate_in_tensor && !first.empty())
+    rate_ = torch::full({}, options.lr(), first.front().options().dtype(torch::kFloat32));
   // Allocated now rather than on the first step, so a warm-up or a graph capture finds every tensor in place.
   // A zero step count and zero moments are exactly AdamW's lazily initialised state.
   for (const auto& p : param_groups().at(0).params()) {
@@ -60,11 +64,21 @@ void FusedAdamW::update_group(torch::optim::OptimizerParamGroup& group, const to
   at::_foreach_add_(steps, 1);
   std::optional<torch::Tensor> skip;
   if (found_inf.defined()) skip = found_inf;
-  at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, /*max_exp_avg_sqs=*/{}, steps, o.lr(),
-                    std::get<0>(o.betas()), std::get<1>(o.betas()), o.weight_decay(), o.eps(), /*amsgrad=*/false,
-                    /*maximize=*/false, /*grad_scale=*/std::nullopt, skip);
+  const double beta1 = std::get<0>(o.betas()), beta2 = std::get<1>(o.betas());
+  if (rate_.defined())
+    at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, /*max_exp_avg_sqs=*/{}, steps, rate_, beta1, beta2,
+                      o.weight_decay(), o.eps(), /*amsgrad=*/false, /*maximize=*/false, /*grad_scale=*/std::nullopt, skip);
+  else
+    at::_fused_adamw_(params, grads, exp_avgs, exp_avg_sqs, /*max_exp_avg_sqs=*/{}, steps, o.lr(), beta1, beta2,
+                      o.weight_decay(), o.eps(), /*amsgrad=*/false, /*maximize=*/false, /*grad_scale=*/std::nullopt, skip);
   // The kernel skips the update itself on overflow; the step count must not advance either.
   if (found_inf.defined()) at::_foreach_sub_(steps, std::vector<torch::Tensor>(steps.size(), found_inf.reshape({})));
+}
+
+void FusedAdamW::set_learning_rate(double learning_rate) {
+  if (!rate_.defined()) throw std::logic_error("FusedAdamW: a scheduled rate needs rate_in_tensor");
+  rate_.fill_(learning_rate);  // on the device's stream, before the next (replayed) update reads it
+  for (auto& group : param_groups()) static_cast<torch::optim::AdamWOptions&>(group.options()).lr(learning_rate);
 }
 
 torch::Tensor FusedAdamW::step_count(const torch::Tensor& parameter) const {

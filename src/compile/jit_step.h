@@ -19,6 +19,7 @@ class JitStep : public TrainStep {
   // A later batch of another shape is a recompile.
   CompileReport prepare(const Batch& example) override;
   torch::Tensor step(const Batch& batch) override;
+  void set_learning_rate(double learning_rate) override { update_.set_learning_rate(learning_rate); }
   std::string runtime_info() const override;
   // The traced loss without an optimizer step (tests compare its gradients with eager's).
   torch::Tensor traced_loss(const Batch& batch);

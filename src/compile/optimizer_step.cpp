@@ -18,7 +18,8 @@ std::unique_ptr<torch::optim::Optimizer> make_optimizer(std::vector<torch::Tenso
                                                         const StepOptions& options) {
   const auto adamw = torch::optim::AdamWOptions(options.learning_rate).weight_decay(0.01);
   check_optimizer_name(options.optimizer);
-  if (options.optimizer == "fused") return std::make_unique<FusedAdamW>(std::move(parameters), adamw);
+  if (options.optimizer == "fused")
+    return std::make_unique<FusedAdamW>(std::move(parameters), adamw, options.scheduled_rate);
   return std::make_unique<torch::optim::AdamW>(std::move(parameters), adamw);
 }
 
@@ -50,6 +51,12 @@ void OptimizerStep::update_scaled() {
   else if (found_inf.item<float>() == 0)
     optimizer_->step();
   scaler_->update(found_inf);
+}
+
+void OptimizerStep::set_learning_rate(double learning_rate) {
+  if (auto* fused = dynamic_cast<FusedAdamW*>(optimizer_.get())) return fused->set_learning_rate(learning_rate);
+  for (auto& group : optimizer_->param_groups())
+    static_cast<torch::optim::AdamWOptions&>(group.options()).lr(learning_rate);
 }
 
 std::vector<torch::Tensor> OptimizerStep::state_tensors() const {

@@ -28,6 +28,8 @@ class OptimizerStep {
   // One step: zero grads, loss = compute_loss(), backward, update. Returns the detached (unscaled) loss.
   torch::Tensor run(const std::function<torch::Tensor()>& compute_loss);
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
+  // Every group's rate from the next update on (FusedAdamW: in its device tensor, which a captured graph reads).
+  void set_learning_rate(double learning_rate);
   const GradScaler* scaler() const { return scaler_.get(); }
   // What a step mutates besides gradients: parameters, scaler state and, for FusedAdamW (whose state exists
   // before the first step), the optimizer state. Stock AdamW's lazily created state is not included.

@@ -28,6 +28,7 @@ class SlowedStep : public TrainStep {
   std::string backend() const override { return inner_->backend(); }
   CompileReport prepare(const Batch& example) override { return inner_->prepare(example); }
   std::string runtime_info() const override { return inner_->runtime_info() + " [test-only injected slowdown]"; }
+  void set_learning_rate(double learning_rate) override { inner_->set_learning_rate(learning_rate); }
 
   torch::Tensor step(const Batch& batch) override {
     const double cpu_start = process_cpu_seconds();

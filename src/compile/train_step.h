@@ -33,6 +33,9 @@ class TrainStep {
   virtual CompileReport prepare(const Batch& example) = 0;
   // One optimizer step (zero grads, forward, backward, update). Returns the detached loss.
   virtual torch::Tensor step(const Batch& batch) = 0;
+  // The rate of the next steps (a schedule sets it before each step). Throws std::logic_error where the
+  // backend cannot change it.
+  virtual void set_learning_rate(double learning_rate);
   // What the backend learned while running (e.g. fusion groups after the optimizing run).
   virtual std::string runtime_info() const { return ""; }
 };
@@ -42,6 +45,7 @@ struct StepOptions {
   double learning_rate = 1e-4;
   std::string precision = "fp32";   // fp32 | bf16 | fp16 (see TrialSpec)
   std::string optimizer = "adamw";  // adamw | fused
+  bool scheduled_rate = false;      // the rate changes between steps (set_learning_rate): kept where a graph reads it
 };
 
 // Backends by name: "eager", "jit", "cuda-graph". Throws std::invalid_argument quoting an unknown name (or an

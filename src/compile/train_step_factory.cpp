@@ -9,6 +9,10 @@
 
 namespace tune {
 
+void TrainStep::set_learning_rate(double) {
+  throw std::logic_error("backend " + backend() + " cannot change its learning rate between steps");
+}
+
 std::unique_ptr<TrainStep> make_train_step(const std::string& backend, TrainableModel model, const StepOptions& options) {
   if (backend == "eager") return std::make_unique<EagerStep>(std::move(model), options);
   if (backend == "jit") return std::make_unique<JitStep>(std::move(model), options);

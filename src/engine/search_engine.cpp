@@ -186,6 +186,11 @@ TrialSpec SearchEngine::make_spec(const Stage& stage, const Candidate& c) const 
   // asha's rungs are shorter; a time-to-loss trial's length depends on its batch
   const int steps = c.train_steps > 0 ? c.train_steps : settings_.lr_train_steps;
   s.train_steps = purpose == TrialPurpose::learning_rate ? steps : 0;
+  // Time-to-loss trials keep a constant rate: the ladder reads a shorter trial as the prefix of a longer one.
+  if (purpose == TrialPurpose::learning_rate && settings_.objective == "two-stage") {
+    s.lr_schedule = settings_.lr_schedule;
+    s.lr_warmup_steps = static_cast<int>(std::lround(settings_.lr_warmup_share * steps));
+  }
   s.threads = r.instance.threads;
   s.memory_limit_bytes = static_cast<int64_t>(r.instance.memory_bytes * settings_.memory_fraction);
   s.data = r.data;

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "trial/lr_schedule.h"
 #include "tuners/tuner_registry.h"
 #include "util/duration.h"
 #include "util/join.h"
@@ -110,6 +111,16 @@ SearchSettings load_search_settings(const std::string& file) {
                                 std::to_string(s.ci_halfwidth));
   read_yaml_key(root, "lr_train_steps", s.lr_train_steps, file);
   read_yaml_key(root, "lr_transfer", s.lr_transfer, file);
+  read_yaml_key(root, "lr_schedule", s.lr_schedule, file);
+  read_yaml_key(root, "lr_warmup_share", s.lr_warmup_share, file);
+  try {
+    check_lr_schedule(s.lr_schedule);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(file + ": key 'lr_schedule': " + e.what());
+  }
+  if (!(s.lr_warmup_share >= 0 && s.lr_warmup_share < 1))
+    throw std::invalid_argument(file + ": key 'lr_warmup_share': expected a share in [0, 1), got " +
+                                std::to_string(s.lr_warmup_share));
   read_yaml_key(root, "batch_tuner", s.batch_tuner, file);
   read_yaml_key(root, "lr_tuner", s.lr_tuner, file);
   read_yaml_key(root, "max_trials", s.max_trials, file);

@@ -24,6 +24,11 @@ struct SearchSettings {
   double measure_seconds = 30;
   double ci_halfwidth = 0.02;        // stop timing once the median's 95% CI is within +-2%
   int lr_train_steps = 12;
+  // The schedule learning-rate trials train with, as a real job would (trial/lr_schedule.h): linear warm-up over
+  // lr_warmup_share of the trial's steps, then constant or cosine decay. Two-stage only: time-to-loss trials
+  // train at a constant rate (a shorter trial is the prefix of a longer one).
+  std::string lr_schedule = "constant";
+  double lr_warmup_share = 0;
   // The rate is searched once per precision (the first backend's search); the other backends start from its
   // scaling-rule rates at their batch with a local check. false: every backend runs the full search.
   bool lr_transfer = true;

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <numeric>
 
+#include "util/check.h"
+
 namespace tune {
 
 double median_of_sorted(const std::vector<double>& xs) {
@@ -30,6 +32,22 @@ double coefficient_of_variation(const std::vector<double>& xs) {
   double sum_sq = 0;
   for (double x : xs) sum_sq += (x - m) * (x - m);
   return m > 0 ? std::sqrt(sum_sq / static_cast<double>(xs.size() - 1)) / m : 0;
+}
+
+double kendall_tau(const std::vector<double>& a, const std::vector<double>& b) {
+  TUNE_CHECK(a.size() == b.size(), "kendall_tau: lists of different lengths");
+  double concordant = 0, discordant = 0, ties_a = 0, ties_b = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    for (size_t j = i + 1; j < a.size(); ++j) {
+      const double da = a[i] - a[j], db = b[i] - b[j];
+      if (da == 0 && db == 0) continue;
+      if (da == 0) ++ties_a;
+      else if (db == 0) ++ties_b;
+      else (da * db > 0 ? concordant : discordant) += 1;
+    }
+  const double n_a = concordant + discordant + ties_b, n_b = concordant + discordant + ties_a;
+  if (n_a == 0 || n_b == 0) return 0;
+  return (concordant - discordant) / std::sqrt(n_a * n_b);
 }
 
 }  // namespace tune

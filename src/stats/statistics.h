@@ -12,5 +12,8 @@ double median_of_sorted(const std::vector<double>& sorted);
 double mean(const std::vector<double>& values);  // 0 for no values
 // Sample standard deviation over the mean; 0 for fewer than two values or a mean <= 0.
 double coefficient_of_variation(const std::vector<double>& values);
+// Kendall's rank correlation (tau-b, ties counted) of two equally long lists: 1 when they order every pair
+// alike, -1 when opposite; 0 for fewer than two values or when either list is all ties.
+double kendall_tau(const std::vector<double>& a, const std::vector<double>& b);
 
 }  // namespace tune

@@ -17,6 +17,7 @@
 #include <stdexcept>
 #include <thread>
 
+#include "trial/lr_schedule.h"
 #include "util/paths.h"
 #include "util/process.h"
 
@@ -153,8 +154,10 @@ std::variant<WorkerReady, WorkerFailure> PythonWorker::start(const TrialSpec& sp
                                {"dir", dir}}, "ready");
 }
 
-std::variant<WorkerSteps, WorkerFailure> PythonWorker::steps(int n) {
-  return request<WorkerSteps>({{"op", "steps"}, {"n", n}}, "steps");
+std::variant<WorkerSteps, WorkerFailure> PythonWorker::steps(int n, const std::vector<double>& learning_rates) {
+  nlohmann::json message{{"op", "steps"}, {"n", n}};
+  if (!learning_rates.empty()) message["learning_rates"] = learning_rates;  // the rate before each step
+  return request<WorkerSteps>(message, "steps");
 }
 
 std::optional<WorkerFinish> PythonWorker::finish() {
@@ -164,7 +167,7 @@ std::optional<WorkerFinish> PythonWorker::finish() {
 }
 
 std::optional<StepBlock> WorkerStepRunner::run(int n) {
-  auto reply = worker_.steps(n);
+  auto reply = worker_.steps(n, scheduled_learning_rates(spec_, done_, n));
   if (auto* failure = std::get_if<WorkerFailure>(&reply)) {
     r_.status = failure->status;
     r_.error_stage = failure->stage;
@@ -197,7 +200,7 @@ TrialResult measure_on_worker(const TrialSpec& spec, PythonWorker& worker, const
     return r;
   }
   r.parameter_count = std::get<WorkerReady>(ready).parameter_count;
-  WorkerStepRunner runner(worker, std::get<WorkerReady>(ready).block_steps, r);
+  WorkerStepRunner runner(spec, worker, std::get<WorkerReady>(ready).block_steps, r);
   const bool finished = run_measured_steps(spec, runner, r);
   const auto end = worker.finish();
   keep_worker_account(end, r);

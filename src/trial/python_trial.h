@@ -72,7 +72,8 @@ class PythonWorker {
 
   std::variant<WorkerReady, WorkerFailure> start(const TrialSpec& spec, const std::string& batches,
                                                  const std::string& dir);
-  std::variant<WorkerSteps, WorkerFailure> steps(int n);
+  // n more steps; learning_rates (one per step, when not empty) is the rate the worker sets before each.
+  std::variant<WorkerSteps, WorkerFailure> steps(int n, const std::vector<double>& learning_rates = {});
   std::optional<WorkerFinish> finish();  // nothing when the worker is gone
 
  private:
@@ -88,13 +89,14 @@ class PythonWorker {
 // The worker's steps as the measurement protocol asks for them; losses recorded, a failure set on the result.
 class WorkerStepRunner : public StepRunner {
  public:
-  WorkerStepRunner(PythonWorker& worker, int block_steps, TrialResult& r)
-      : worker_(worker), block_steps_(block_steps), r_(r) {}
+  WorkerStepRunner(const TrialSpec& spec, PythonWorker& worker, int block_steps, TrialResult& r)
+      : spec_(spec), worker_(worker), block_steps_(block_steps), r_(r) {}
   std::optional<StepBlock> run(int n) override;
   int done() const override { return done_; }
   int block_steps() const override { return block_steps_; }
 
  private:
+  const TrialSpec& spec_;  // its learning-rate schedule
   PythonWorker& worker_;
   int block_steps_;
   TrialResult& r_;

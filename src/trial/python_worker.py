@@ -143,7 +143,12 @@ class TrainStep:
     def __init__(self, torch, module, spec):
         self.torch = torch
         fused = spec["optimizer"] == "fused"
-        self.optimizer = torch.optim.AdamW(module.parameters(), lr=spec["learning_rate"], weight_decay=0.01,
+        # A scheduled rate is a tensor the step reads, so a compiled optimizer step is not recompiled per rate.
+        scheduled = spec.get("lr_schedule", "constant") != "constant" or spec.get("lr_warmup_steps", 0) > 0
+        lr = spec["learning_rate"]
+        if scheduled:
+            lr = torch.tensor(lr, device=spec["device"] if fused else "cpu")
+        self.optimizer = torch.optim.AdamW(module.parameters(), lr=lr, weight_decay=0.01,
                                            fused=True if fused else None)
         self.device_type = torch.device(spec["device"]).type
         self.dtype = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}[spec["precision"]]
@@ -162,6 +167,10 @@ class TrainStep:
                 self.optimizer_compiled = True
         except Exception as e:  # torch.compile checks its arguments (mode, backend) eagerly
             raise TrialFailure("compile_error", "compile", "%s: %s" % (type(e).__name__, e))
+
+    def set_learning_rate(self, rate):
+        for group in self.optimizer.param_groups:
+            group["lr"].fill_(rate)
 
     def __call__(self, batch):
         self.optimizer.zero_grad(set_to_none=True)
@@ -347,13 +356,15 @@ class Session:
         self.clock = StepClock(self.torch, spec["device"])
         return {"parameter_count": sum(p.numel() for p in module.parameters()), "block_steps": self.clock.block_steps}
 
-    def run_steps(self, n):
+    def run_steps(self, n, learning_rates=None):
+        """n steps; learning_rates, when given, is the rate to set before each (the trial's schedule)."""
         times, compiles, losses = [], [], []
         try:
             while len(times) < n:
                 warmup = self.steps_done < self.spec["warmup_steps"]
                 before = compile_parts(compile_timers()[0])["total"] if warmup else 0.0
-                block = self.timed(1 if warmup else n - len(times), losses)
+                rates = learning_rates[len(times):] if learning_rates else None
+                block = self.timed(1 if warmup else n - len(times), losses, rates)
                 times += block
                 compiles += [compile_parts(compile_timers()[0])["total"] - before] if warmup else [0.0] * len(block)
                 if self.frames_after_first_step is None:
@@ -364,9 +375,11 @@ class Session:
             raise step_failure(self.torch, e)
         return {"times": times, "compile_seconds": compiles, "losses": [finite_or_text(float(l.item())) for l in losses]}
 
-    def timed(self, n, losses):
+    def timed(self, n, losses, rates=None):
         self.clock.mark()
-        for _ in range(n):
+        for i in range(n):
+            if rates:
+                self.step.set_learning_rate(rates[i])
             losses.append(self.step(self.batches[self.steps_done % len(self.batches)]))
             self.steps_done += 1
             self.clock.mark()
@@ -410,7 +423,7 @@ def serve(requests, replies, new_session=Session):
                 session = new_session(request["spec"])
                 reply = {"ready": session.start(request["batches"], request["dir"])}
             elif op == "steps":
-                reply = {"steps": session.run_steps(int(request["n"]))}
+                reply = {"steps": session.run_steps(int(request["n"]), request.get("learning_rates"))}
             elif op == "finish":
                 reply = {"finish": session.finish() if session is not None else {}}
             else:

@@ -2,6 +2,7 @@
 // a step that syncs by itself shows up as a counted warning.
 #include "trial/step_loop.h"
 
+#include "trial/lr_schedule.h"
 #include "trial/warning_capture.h"
 
 namespace tune {
@@ -14,7 +15,9 @@ std::optional<StepBlock> StepLoop::run(int n) {
   {
     SyncWarnings syncs(spec_.step.device);
     clock_->mark();
+    const std::vector<double> rates = scheduled_learning_rates(spec_, done_, n);
     for (int i = 0; i < n; ++i) {
+      if (!rates.empty()) step_.set_learning_rate(rates[i]);
       losses.push_back(step_.step(pool_[done_++ % pool_.size()]));
       clock_->mark();
     }

@@ -12,6 +12,7 @@
 #include "compile/train_step.h"
 #include "data/batch_source.h"
 #include "data/training_data.h"
+#include "trial/lr_schedule.h"
 #include "models/model_factory.h"
 #include "models/model_flops.h"
 #include "trial/backend_label.h"
@@ -46,7 +47,9 @@ std::unique_ptr<TrainStep> build_trial_step(const TrialSpec& spec, TrialResult& 
   model.module->to(torch::Device(spec.step.device));
   r.parameter_count = parameter_count(*model.module);
   model.module->train();
-  auto step = make_train_step(spec.step.backend, model, StepOptions{spec.learning_rate, spec.step.precision, spec.step.optimizer});
+  auto step = make_train_step(spec.step.backend, model,
+                              StepOptions{spec.learning_rate, spec.step.precision, spec.step.optimizer,
+                                          has_lr_schedule(spec)});
   if (spec.test.inject_slowdown > 0) step = slow_down(std::move(step), spec.test.inject_slowdown);  // test-only
   return step;
 }
@@ -150,6 +153,11 @@ TrialResult run_worker_trial_body(const TrialSpec& spec, const std::string& work
 }  // namespace
 
 TrialResult run_trial_in_process(const TrialSpec& spec, const std::string& work_dir) {
+  try {
+    check_lr_schedule(spec);
+  } catch (const std::invalid_argument& e) {
+    return failed_result(TrialStatus::invalid, "setup", e.what());
+  }
   if (runs_in_python(spec.step.backend)) {
     try {
       return run_worker_trial_body(spec, work_dir.empty() ? "." : work_dir);

@@ -41,6 +41,7 @@ const std::vector<KeyField>& spec_key_fields() {
       // Added after trials were stored: keyed only when not at their default, so those trials keep their keys.
       {"step_clock", KeyRule::unless_default}, {"inject_slowdown", KeyRule::unless_default},
       {"compile_mode", KeyRule::unless_default}, {"dynamic_shapes", KeyRule::unless_default},
+      {"lr_schedule", KeyRule::unless_default}, {"lr_warmup_steps", KeyRule::unless_default},
       // Only a paired trial has them.
       {"paired_backends", KeyRule::paired_only}, {"paired_rounds", KeyRule::paired_only},
       {"paired_block_steps", KeyRule::paired_only}, {"slowed_backend", KeyRule::paired_only},
@@ -77,6 +78,7 @@ void from_json(const nlohmann::json& j, PairedSettings& p) {
 void to_json(nlohmann::json& j, const TrialSpec& s) {
   j = {{"model", s.model}, {"purpose", s.purpose}, {"seq_len", s.seq_len}, {"batch_size", s.batch_size},
        {"learning_rate", s.learning_rate}, {"seed", s.seed}, {"train_steps", s.train_steps},
+       {"lr_schedule", s.lr_schedule}, {"lr_warmup_steps", s.lr_warmup_steps},
        {"weights_dir", s.weights_dir}, {"threads", s.threads}, {"memory_limit_bytes", s.memory_limit_bytes},
        {"timeout_seconds", s.timeout_seconds}};
   for (const nlohmann::json& group : {nlohmann::json(s.step), nlohmann::json(s.measure), nlohmann::json(s.data),
@@ -93,6 +95,8 @@ void from_json(const nlohmann::json& j, TrialSpec& s) {
   s.learning_rate = j.value("learning_rate", d.learning_rate);
   s.seed = j.value("seed", d.seed);
   s.train_steps = j.value("train_steps", d.train_steps);
+  s.lr_schedule = j.value("lr_schedule", d.lr_schedule);
+  s.lr_warmup_steps = j.value("lr_warmup_steps", d.lr_warmup_steps);
   s.weights_dir = j.value("weights_dir", d.weights_dir);
   s.threads = j.value("threads", d.threads);
   s.memory_limit_bytes = j.value("memory_limit_bytes", d.memory_limit_bytes);

@@ -62,6 +62,10 @@ struct TrialSpec {
   double learning_rate = 1e-4;
   uint64_t seed = 0;
   int train_steps = 0;             // learning-rate trials: optimizer steps whose losses are scored
+  // The rate over the trial's steps (trial/lr_schedule.h): linear warm-up over lr_warmup_steps, then constant
+  // or cosine decay to 0 at its last step; learning_rate is the peak.
+  std::string lr_schedule = "constant";
+  int lr_warmup_steps = 0;
   std::string weights_dir;         // empty: random init; else a HF checkpoint folder (model.safetensors)
   StepSettings step;
   MeasureSettings measure;
