@@ -226,6 +226,34 @@ TEST_F(EngineFixture, BudgetStopsTheRampAfterItsFirstTrial) {
   EXPECT_EQ(summary.backends[0].best->stop.lr_cause, StopCause::budget);
 }
 
+// Steps of 1 s: twelve-step trials of the list and two past its edges (6 x 13 s) do not fit 40 s; five-step ones
+// (6 x 6 s) do, and the search says which horizon it could afford.
+TEST_F(EngineFixture, AHorizonTheBudgetCannotAffordIsShortenedAndSaid) {
+  Database db((dir / "t.db").string());
+  request.backends = {"eager"};
+  settings.max_batch_size = 1;
+  settings.warmup_steps = 3;
+  settings.lr_train_steps = 12;
+  std::vector<int> lr_steps;
+  SearchEngine engine(db, [&lr_steps](const TrialSpec& s, const std::string&) {
+    TrialResult r = simulated_trial(s);
+    const int steps = s.purpose == TrialPurpose::learning_rate ? s.train_steps : 13;
+    if (s.purpose == TrialPurpose::learning_rate) lr_steps.push_back(steps);
+    r.first_steps_seconds = 3;
+    r.step_times.assign(steps - 3, 1.0);
+    r.step_time_median = 1.0;
+    r.wall_seconds = 1 + steps;  // 1 s of process, model and data, then 1 s per step
+    return r;
+  }, settings, progress);
+  const auto summary = engine.run(request, 40);
+  ASSERT_TRUE(summary.backends[0].best.has_value());
+  ASSERT_FALSE(lr_steps.empty());
+  for (int steps : lr_steps) EXPECT_EQ(steps, 5);
+  const std::string& stop = summary.backends[0].best->stop.lr_stop;
+  EXPECT_EQ(stop.rfind("horizon 5 of lr_train_steps 12 steps", 0), 0u) << stop;
+  EXPECT_NE(progress.str().find("learning-rate horizon 5 of lr_train_steps 12"), std::string::npos) << progress.str();
+}
+
 // A larger size that failed otherwise (a timeout) limits the batch with its status; a ramp that ends on flat
 // throughput, its largest size the fastest, is limited by throughput though no larger size ran.
 TEST_F(EngineFixture, StoresAFailureOrFlatThroughputAsTheBatchLimit) {

@@ -85,6 +85,22 @@ Comparison compare(const Settings& s, const std::string& family, uint64_t seed, 
   return c;
 }
 
+// Seed-to-seed noise of the reference (10 H) losses at horizon h: per family and rate, the spread of its
+// seeds' losses over their mean; the median over families and rates. 0 with one seed.
+double seed_noise(const std::vector<Comparison>& all, int h) {
+  std::map<std::pair<std::string, size_t>, std::vector<double>> by_rate;
+  for (const auto& c : all)
+    if (c.horizon == h)
+      for (size_t i = 0; i < c.long_scores.size(); ++i)
+        if (std::isfinite(c.long_scores[i])) by_rate[{c.family, i}].push_back(c.long_scores[i]);
+  std::vector<double> spreads;
+  for (const auto& [key, scores] : by_rate)
+    if (scores.size() > 1)
+      spreads.push_back((*std::max_element(scores.begin(), scores.end()) -
+                         *std::min_element(scores.begin(), scores.end())) / mean(scores));
+  return median(spreads);
+}
+
 void write_report(std::ostream& out, const Settings& s, const std::vector<Comparison>& all) {
   out << strf("Schedule %s (warm-up %.0f%% of each run), batch %d, seq %d; reference runs %dx the horizon.\n\n",
               s.schedule.c_str(), 100 * s.warmup_share, s.batch_size, s.seq_len, s.long_factor);
@@ -102,9 +118,13 @@ void write_report(std::ostream& out, const Settings& s, const std::vector<Compar
       if (c.horizon == h) taus.push_back(c.tau), regrets.push_back(c.regret);
     summary.push_back({std::to_string(h), strf("%.2f", median(taus)), strf("%.2f", *std::min_element(taus.begin(), taus.end())),
                        strf("%+.2f%%", 100 * median(regrets)),
-                       strf("%+.2f%%", 100 * *std::max_element(regrets.begin(), regrets.end()))});
+                       strf("%+.2f%%", 100 * *std::max_element(regrets.begin(), regrets.end())),
+                       strf("%.2f%%", 100 * seed_noise(all, h))});
   }
-  write_markdown_table(out, {"horizon H", "median tau", "lowest tau", "median regret", "largest regret"}, summary);
+  write_markdown_table(out, {"horizon H", "median tau", "lowest tau", "median regret", "largest regret",
+                             "seed-to-seed spread of 10H losses (median)"}, summary);
+  out << "\nRegret: the loss after 10 H steps of the rate that scored best after H steps, over the best 10 H loss of "
+         "any rate; below the seed-to-seed spread it is within noise.\n";
 }
 
 nlohmann::json to_json(const Settings& s, const std::vector<Comparison>& all) {

@@ -116,6 +116,21 @@ class SearchEngine::Stage : public TrialSource, public Budget {
     purpose_ = purpose;
     deadline_ = deadline;
   }
+  // The steps of a learning-rate trial whose candidate names none (0: the settings' lr_train_steps).
+  void set_horizon(int steps) { horizon_ = steps; }
+  int horizon() const { return horizon_; }
+  // The longest horizon of at most `wanted` steps (and at least `fewest`) at which `trials` learning-rate trials
+  // at `batch` are predicted to fit the time left; `wanted` when even the fewest do not (the budget then cuts).
+  int affordable_horizon(int batch, int wanted, int fewest, int trials) {
+    for (int steps = wanted; steps >= fewest; --steps) {
+      const int saved = horizon_;
+      horizon_ = steps;
+      const double each = predictor_.predict(engine_.make_spec(*this, Candidate{batch, 1e-3, 0}));
+      horizon_ = saved;
+      if (engine_.elapsed() + trials * each <= deadline_) return steps;
+    }
+    return wanted;
+  }
   TrialPurpose purpose() const { return purpose_; }
   const SearchRequest& request() const { return request_; }
   const BackendOutcome& outcome() const { return outcome_; }
@@ -135,6 +150,7 @@ class SearchEngine::Stage : public TrialSource, public Budget {
   const SearchRequest& request_;
   BackendOutcome& outcome_;
   TrialPurpose purpose_ = TrialPurpose::throughput;
+  int horizon_ = 0;
   double deadline_;  // seconds since the search started
   TrialTimePredictor predictor_;
 };
@@ -184,7 +200,7 @@ TrialSpec SearchEngine::make_spec(const Stage& stage, const Candidate& c) const 
   s.measure.measure_seconds = settings_.measure_seconds;
   s.measure.ci_halfwidth = settings_.ci_halfwidth;
   // asha's rungs are shorter; a time-to-loss trial's length depends on its batch
-  const int steps = c.train_steps > 0 ? c.train_steps : settings_.lr_train_steps;
+  const int steps = c.train_steps > 0 ? c.train_steps : stage.horizon() > 0 ? stage.horizon() : settings_.lr_train_steps;
   s.train_steps = purpose == TrialPurpose::learning_rate ? steps : 0;
   // Time-to-loss trials keep a constant rate: the ladder reads a shorter trial as the prefix of a longer one.
   if (purpose == TrialPurpose::learning_rate && settings_.objective == "two-stage") {
@@ -309,13 +325,30 @@ BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const 
   return outcome;
 }
 
+// The learning-rate trials' horizon: lr_train_steps, or fewer when the trials the stage expects (the list and two
+// past its edges; a transferred rate's local check: three) are predicted not to fit what is left. Says so in the
+// progress and returns the words for the stage's stop reason ("" at the full horizon).
+std::string SearchEngine::choose_horizon(Stage& stage, int batch, bool transferred) {
+  const int wanted = settings_.lr_train_steps;
+  const int trials = transferred ? 3 : static_cast<int>(settings_.learning_rates.size()) + 2;
+  const int afforded = stage.affordable_horizon(batch, wanted, settings_.warmup_steps + 1, trials);
+  stage.set_horizon(afforded);
+  if (afforded == wanted) return "";
+  const std::string words = strf("horizon %d of lr_train_steps %d steps (the budget affords %d trials of %d steps): "
+                                 "a shorter run ranks rates less like a long job does (reports/lr-horizon.md); ",
+                                 afforded, wanted, trials, afforded);
+  progress_ << stage.label() << " learning-rate " << words.substr(0, words.size() - 2) << "\n";
+  return words;
+}
+
 // Stage 2 of objective two-stage: the learning-rate strategy at the batch stage's choice.
 void SearchEngine::finish_two_stage(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome,
                                     std::optional<RateReference>& reference) {
   const int batch = ramp.best->first.batch_size;
   const auto lr_tuner = rate_tuner(stage.request(), batch, reference);
+  const std::string horizon = choose_horizon(stage, batch, reference.has_value() && settings_.lr_transfer);
   const DriveOutcome lr = run_stage(*lr_tuner, stage, /*first_trial_free=*/true);
-  outcome.lr_stop = lr.stop_reason;
+  outcome.lr_stop = horizon + lr.stop_reason;
   if (reference && settings_.lr_transfer)
     outcome.lr_stop = strf("from %s's %.1e at batch %d by the scaling rules: ", reference->backend.c_str(),
                            reference->learning_rate, reference->batch_size) + outcome.lr_stop;

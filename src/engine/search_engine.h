@@ -81,6 +81,7 @@ class SearchEngine {
   std::unique_ptr<RateEdgeExtension> rate_tuner(const SearchRequest& request, int batch_size,
                                                 const std::optional<RateReference>& reference) const;
   void finish_time_to_loss(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome);
+  std::string choose_horizon(Stage& stage, int batch, bool transferred);
   BestConfig best_config(const Stage& stage, const ToldTrial& speed, const DriveOutcome& ramp) const;
   TrialSpec make_spec(const Stage& stage, const Candidate& candidate) const;
   TunerSpace batch_space(const SearchRequest& request) const;

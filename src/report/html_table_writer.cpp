@@ -174,6 +174,7 @@ void write_table(std::ostream& out, const TestedModelsTable& table) {
   }
   out << "</tbody></table>\n<p class=\"note\">" << escape_xml(kBatchLimitNote) << "</p>\n";
   out << "<p class=\"note\">" << escape_xml(kSpeedupNote) << "</p>\n";
+  out << "<p class=\"note\">" << escape_xml(kRunnerUpNote) << "</p>\n";
   if (any_rate_edge(table)) out << "<p class=\"note\">" << escape_xml(kRateEdgeNote) << "</p>\n";
   if (any_batch_limit(table, BatchLimit::trials)) out << "<p class=\"note\">" << escape_xml(kTrialCapNote) << "</p>\n";
   if (any_batch_limit(table, BatchLimit::range)) out << "<p class=\"note\">" << escape_xml(kRangeCapFootnote) << "</p>\n";

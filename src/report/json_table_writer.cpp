@@ -24,6 +24,14 @@ nlohmann::json curves_json(const BackendResult& r) {
   return {{"batch_sizes", batch}, {"learning_rates", lr}};
 }
 
+// The next-best rate and its loss's margin over the chosen rate's (null when only one rate ran).
+nlohmann::json runner_up_json(const BackendResult& r) {
+  const auto second = r.runner_up();
+  if (!second) return nullptr;
+  return {{"learning_rate", second->learning_rate}, {"score_loss", second->score_loss},
+          {"margin", r.runner_up_margin()}};
+}
+
 nlohmann::json backend_json(const BackendResult& r) {
   const BestConfig& b = r.best;
   return {{"backend", r.backend}, {"batch_size", b.batch_size}, {"batch_limit", to_string(b.stop.batch_limit)},
@@ -35,6 +43,7 @@ nlohmann::json backend_json(const BackendResult& r) {
           {"compile_overhead_seconds", b.compile_overhead_seconds}, {"peak_memory_bytes", b.peak_memory_bytes},
           {"memory_limit_bytes", r.memory_limit_bytes}, {"lr_score_loss", b.lr_score_loss},
           {"flops_per_step", b.flops_per_step}, {"mfu", b.mfu}, {"trials_run", b.trials_run},
+          {"learning_rate_runner_up", runner_up_json(r)},
           {"curves", curves_json(r)}};
 }
 

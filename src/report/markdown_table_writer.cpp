@@ -23,7 +23,7 @@ void write_markdown_rows(std::ostream& out, const TestedModelsTable& table) {
   std::vector<std::vector<std::string>> cells;
   for (const auto& row : table.rows) cells.push_back(table_cells(row));
   write_markdown_table(out, table_header(), cells);
-  out << "\n" << kBatchLimitNote << "\n\n" << kSpeedupNote << "\n";
+  out << "\n" << kBatchLimitNote << "\n\n" << kSpeedupNote << "\n\n" << kRunnerUpNote << "\n";
   if (any_rate_edge(table)) out << "\n" << kRateEdgeNote << "\n";
   if (any_batch_limit(table, BatchLimit::trials)) out << "\n" << kTrialCapNote << "\n";
   if (any_batch_limit(table, BatchLimit::range)) out << "\n\\" << kRangeCapFootnote << "\n";  // escaped: not a list item

@@ -14,7 +14,7 @@ std::string cell(const BackendResult* r, Format f) {
   return r ? f(*r) : "-";
 }
 
-std::string learning_rate(const BackendResult& r) { return learning_rate_cell(r.best); }
+std::string learning_rate(const BackendResult& r) { return learning_rate_cell(r); }
 std::string peak_memory(const BackendResult& r) { return format_bytes(r.best.peak_memory_bytes); }
 std::string native_batch(const BackendResult& r) { return batch_size_cell(r, ""); }
 std::string compiled_batch(const BackendResult& r) { return batch_size_cell(r, r.backend); }
@@ -53,11 +53,19 @@ const char* const kRateEdgeNote =
     "did not go further (its bound `learning_rate_bounds`, the budget, or a search made before tune searched past "
     "the ends of its list), so the best rate may be larger (smaller). Unmarked rates scored better than a rate "
     "tried on each side.";
+const char* const kRunnerUpNote =
+    "\"(next +x%)\" after a learning rate: the runner-up rate's loss lies x% above the chosen one's; a margin "
+    "within seed-to-seed noise (reports/lr-horizon.md) does not separate them.";
 
 std::string learning_rate_cell(const BestConfig& best) {
   const RateEdge edge = best.stop.lr_edge;
   return std::string(edge == RateEdge::above ? "≥" : edge == RateEdge::below ? "≤" : "") +
          strf("%.1e", best.learning_rate);
+}
+
+std::string learning_rate_cell(const BackendResult& r) {
+  const std::string rate = learning_rate_cell(r.best);
+  return r.runner_up() ? rate + strf(" (next +%.1f%%)", 100 * r.runner_up_margin()) : rate;
 }
 
 bool any_rate_edge(const TestedModelsTable& table) {

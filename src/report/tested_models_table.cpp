@@ -152,6 +152,20 @@ TestedModelsTable gather_tested_models(const Database& db, const std::string& so
   return table;
 }
 
+std::optional<LearningRatePoint> BackendResult::runner_up() const {
+  std::optional<LearningRatePoint> second;
+  for (const auto& p : lr_curve)
+    if (p.status == TrialStatus::ok && p.learning_rate != best.learning_rate &&
+        (!second || p.score_loss < second->score_loss))
+      second = p;
+  return second;
+}
+
+double BackendResult::runner_up_margin() const {
+  const auto second = runner_up();
+  return second && best.lr_score_loss > 0 ? second->score_loss / best.lr_score_loss - 1 : 0;
+}
+
 double native_seconds_at(const TableRow& row, double steps) {
   if (row.native_samples_per_second <= 0) return 0;
   return steps * row.amortization.batch_size / row.native_samples_per_second;

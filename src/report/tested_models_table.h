@@ -37,6 +37,10 @@ struct BackendResult {
   std::vector<BatchPoint> batch_curve;  // throughput trials, by batch size
   std::vector<LearningRatePoint> lr_curve;  // learning-rate trials at the chosen batch, by rate
   int64_t memory_limit_bytes = 0;       // what a trial was allowed to use (0: no cap)
+  // The next-best rate at the chosen batch and how far its loss lies above the chosen one's (a share); none
+  // when fewer than two rates ran. A small margin may be within seed-to-seed noise.
+  std::optional<LearningRatePoint> runner_up() const;
+  double runner_up_margin() const;
 };
 
 // The instance a row was measured on: its name and hardware, as its studies store them.
