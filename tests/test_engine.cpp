@@ -137,6 +137,8 @@ TEST_F(EngineFixture, EngineAndReplayDriveStrategiesAlike) {
   TunerSpace batches;
   batches.objective = StageObjective::throughput;
   batches.max_batch_size = 256;
+  // The engine's limit (the instance's memory share): once 128 runs out of memory, the ramp's margin reads it.
+  batches.memory_limit_bytes = static_cast<int64_t>(request.instance.memory_bytes * settings.memory_fraction);
   const auto ramp = make_tuner("batch_ramp", batches, 0);
   const ReplayRun ramp_run = run_tuner(*ramp, landscape, 100);
   TunerSpace rates;
@@ -312,6 +314,28 @@ TEST(BatchRamp, StopsWhenThroughputFlattensPastItsPatience) {
   EXPECT_EQ(ramp.best()->first.batch_size, 8);
   EXPECT_NE(ramp.stop_reason().find("stopped improving at batch 8"), std::string::npos) << ramp.stop_reason();
   EXPECT_NE(ramp.stop_reason().find("2 flat"), std::string::npos) << ramp.stop_reason();
+}
+
+// Once a size ran out of memory, the ramp's choice leaves 10% of the memory free: batch 4 peaked at 95% of the
+// limit, so batch 2 (60%) is chosen; with margin 0, batch 4.
+TEST(BatchRamp, KeepsAMemoryMarginOnceASizeRanOutOfMemory) {
+  for (double margin : {0.10, 0.0}) {
+    TunerSpace space = ramp_space({{"margin", margin}});
+    space.memory_limit_bytes = 1000;
+    BatchRamp ramp(space);
+    const std::vector<std::pair<double, int64_t>> measured{{10, 300}, {18, 600}, {30, 950}};
+    for (const auto& [sps, peak] : measured) {
+      TrialResult r;
+      r.status = TrialStatus::ok;
+      r.samples_per_second = sps;
+      r.peak_memory_bytes = peak;
+      ramp.tell(*ramp.ask(), r);
+    }
+    EXPECT_EQ(ramp.best()->first.batch_size, 4) << "no size failed yet: no margin";
+    ramp.tell(*ramp.ask(), failed_result(TrialStatus::oom, "run", "out of memory"));
+    EXPECT_FALSE(ramp.ask().has_value());
+    EXPECT_EQ(ramp.best()->first.batch_size, margin > 0 ? 2 : 4) << "margin " << margin;
+  }
 }
 
 // A plateau (libtorch's parallelism starting at some size) does not end the ramp; patience 0 would.

@@ -165,7 +165,9 @@ TEST(InductorSearch, EagerAndInductorEndToEnd) {
   const fs::path dir = temp_dir("isearch");
   const std::string settings = write_file(dir / "search.yaml",
       "budget: 30m\nmax_batch_size: 1\nlearning_rates: [1.0e-3]\nwarmup_steps: 2\nmin_measure_steps: 3\n"
-      "max_measure_steps: 6\nmeasure_time: 5s\nlr_train_steps: 4\ntrial_timeout: 20m\n");
+      "max_measure_steps: 6\nmeasure_time: 5s\nlr_train_steps: 4\ntrial_timeout: 20m\n"
+      // One learning-rate trial per backend (each Inductor one compiles anew): no rate past the list's one.
+      "learning_rate_bounds: [1.0e-3, 1.0e-3]\n");
   const auto [exit_code, out] = tune::testing::tune_cli("--model bert-tiny --backends eager,inductor --seq-len 32 --settings " +
                                                         settings + " --db " + (dir / "t.db").string());
   ASSERT_EQ(exit_code, 0) << out;

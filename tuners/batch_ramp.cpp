@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "tuners/memory_margin.h"
 #include "util/table_format.h"
 
 namespace tune {
@@ -15,6 +16,9 @@ const OptionList& BatchRamp::options() {
       // 656 / 1158 samples/s at batch 1 / 2 / 4 / 8, as libtorch's intra-op parallelism starts at some
       // sizes), so one flat step does not end the ramp.
       {"patience", 1, "doublings in a row without that gain tolerated before the ramp stops"},
+      {"margin", 0.10,
+       "once a size ran out of memory, keep this share of memory free: the choice is among sizes whose peak is <= "
+       "(1 - margin) x the memory limit (with the peak or limit unknown, <= (1 - margin) x the failing size)"},
   }};
   return list;
 }
@@ -25,6 +29,8 @@ BatchRamp::BatchRamp(const TunerSpace& space)
       learning_rate_(space.reference_learning_rate),
       min_throughput_gain_(options().value(space, "min_throughput_gain")),
       patience_(static_cast<int>(options().value(space, "patience"))),
+      margin_(options().value(space, "margin")),
+      memory_limit_bytes_(space.memory_limit_bytes),
       next_(std::max(1, space.min_batch_size)) {}
 
 std::optional<Candidate> BatchRamp::propose() {
@@ -35,6 +41,7 @@ std::optional<Candidate> BatchRamp::propose() {
 void BatchRamp::observe(const Candidate& candidate, const TrialResult& result) {
   if (!result.ok()) {
     done_ = true;
+    if (result.status == TrialStatus::oom) oom_batch_ = candidate.batch_size;
     stop_reason_ = strf("batch %d: %s (%s)", candidate.batch_size, to_string(result.status).c_str(),
                         result.error_message.substr(0, 200).c_str());
     return;
@@ -77,7 +84,9 @@ double slowest_plausible(const TrialResult& r, int batch) {
 // the smaller batch is as fast and leaves more optimizer steps per sample (and memory headroom). Only
 // the fastest's CI counts: a wide CI of a noisy smaller size must not make it look as fast.
 std::optional<ToldTrial> BatchRamp::best() const {
-  const auto fastest = Tuner::best();
+  auto fastest = Tuner::best();
+  if (oom_batch_ > 0)  // a size ran out of memory: the fastest that keeps the margin, if any does
+    if (auto safe = fastest_within_margin(told(), memory_limit_bytes_, oom_batch_, margin_)) fastest = safe;
   if (!fastest) return fastest;
   const double floor = slowest_plausible(fastest->second, fastest->first.batch_size);
   for (const auto& entry : told())

@@ -12,7 +12,8 @@ class BatchRamp : public Tuner {
   static const OptionList& options();
   explicit BatchRamp(const TunerSpace& space);
   std::string name() const override { return "batch_ramp"; }
-  // The smallest size whose median samples/s lies within the fastest size's 95% CI (the fastest without CIs).
+  // The smallest size whose median samples/s lies within the fastest size's 95% CI (the fastest without CIs);
+  // once a size ran out of memory, "the fastest" is the fastest keeping the memory margin (option margin).
   std::optional<ToldTrial> best() const override;
 
  private:
@@ -23,6 +24,9 @@ class BatchRamp : public Tuner {
   double learning_rate_;
   double min_throughput_gain_;
   int patience_;
+  double margin_;
+  int64_t memory_limit_bytes_;
+  int oom_batch_ = 0;  // the size that ran out of memory (0: none)
   int next_;
   int flat_ = 0;  // doublings in a row that did not gain min_throughput_gain over the fastest so far
   bool done_ = false;

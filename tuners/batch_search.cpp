@@ -2,6 +2,8 @@
 // The choice keeps a margin below the limit, because a size at the edge can fail in a longer run.
 #include "tuners/batch_search.h"
 
+#include "tuners/memory_margin.h"
+
 #include <algorithm>
 #include <iterator>
 
@@ -64,17 +66,11 @@ void BatchSearch::observe(const Candidate& candidate, const TrialResult& result)
 }
 
 bool BatchSearch::is_safe(const ToldTrial& trial) const {
-  const int64_t peak = trial.second.peak_memory_bytes;
-  if (space_.memory_limit_bytes > 0 && peak > 0)
-    return static_cast<double>(peak) <= (1 - margin_) * static_cast<double>(space_.memory_limit_bytes);
-  if (first_fail_ > 0) return trial.first.batch_size <= (1 - margin_) * first_fail_;
-  return true;
+  return keeps_memory_margin(trial, space_.memory_limit_bytes, first_fail_, margin_);
 }
 
 std::optional<ToldTrial> BatchSearch::best() const {
-  std::vector<ToldTrial> safe;
-  std::copy_if(told().begin(), told().end(), std::back_inserter(safe), [&](const ToldTrial& t) { return is_safe(t); });
-  if (auto chosen = best_trial(safe, StageObjective::throughput)) return chosen;
+  if (auto chosen = fastest_within_margin(told(), space_.memory_limit_bytes, first_fail_, margin_)) return chosen;
   return Tuner::best();  // nothing within the margin: the fastest that fit
 }
 
