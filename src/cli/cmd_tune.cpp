@@ -197,7 +197,7 @@ std::vector<int64_t> row_studies(const Database& db, const SearchRequest& r) {
 std::string describe_rate_start(const SearchRequest& request, const SearchSettings& settings) {
   const bool pretrained = !request.weights_dir.empty();
   std::string rates;
-  for (double r : pretrained ? settings.pretrained_learning_rates : settings.learning_rates)
+  for (double r : settings.start_learning_rates(pretrained))
     rates += (rates.empty() ? "" : ", ") + strf("%.0e", r);
   return std::string(pretrained ? "pretrained start (--weights): the fine-tuning list "
                                 : "random start (no --weights): the from-scratch list ") +

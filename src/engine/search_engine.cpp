@@ -264,9 +264,7 @@ TunerSpace SearchEngine::lr_space(const SearchRequest& request, int batch_size,
   TunerSpace space;
   space.objective = StageObjective::loss;
   space.min_batch_size = space.max_batch_size = batch_size;
-  // Fine-tuning from weights wants far smaller rates than training from scratch.
-  const std::vector<double>& rates = request.weights_dir.empty() ? settings_.learning_rates
-                                                                 : settings_.pretrained_learning_rates;
+  const std::vector<double>& rates = settings_.start_learning_rates(!request.weights_dir.empty());
   space.learning_rates = rates;
   space.min_learning_rate = *std::min_element(rates.begin(), rates.end());
   space.max_learning_rate = *std::max_element(rates.begin(), rates.end());
@@ -330,7 +328,8 @@ BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const 
 // progress and returns the words for the stage's stop reason ("" at the full horizon).
 std::string SearchEngine::choose_horizon(Stage& stage, int batch, bool transferred) {
   const int wanted = settings_.lr_train_steps;
-  const int trials = transferred ? 3 : static_cast<int>(settings_.learning_rates.size()) + 2;
+  const int listed = static_cast<int>(settings_.start_learning_rates(!stage.request().weights_dir.empty()).size());
+  const int trials = transferred ? 3 : listed + 2;
   const int afforded = stage.affordable_horizon(batch, wanted, settings_.warmup_steps + 1, trials);
   stage.set_horizon(afforded);
   if (afforded == wanted) return "";

@@ -50,6 +50,11 @@ struct SearchSettings {
   // are the strategy's own (`tune tuners` lists them).
   std::map<std::string, std::map<std::string, double>> tuner_options;
   std::map<std::string, double> options_for(const std::string& tuner) const;
+  // The learning rates a search starts from: the fine-tuning list for a pretrained start (--weights), else the
+  // from-scratch one.
+  const std::vector<double>& start_learning_rates(bool pretrained) const {
+    return pretrained ? pretrained_learning_rates : learning_rates;
+  }
 };
 
 // Reads a settings YAML; absent keys keep their defaults. Throws std::invalid_argument naming the
