@@ -9,6 +9,7 @@
 
 #include "regress/report.h"
 #include "regress/report_writer.h"
+#include "regress/sessions.h"
 #include "test_helpers.h"
 #include "util/paths.h"
 
@@ -121,6 +122,53 @@ TEST(RegressionReport, SlowerNativeBackendIsARegressionOfItsRelativeSpeed) {
   EXPECT_EQ(line_of(better, "eager", "relative speed")->verdict, "ok");
   EXPECT_EQ(line_of(better, "jit", "speedup")->note.find("slower"), std::string::npos);
   EXPECT_EQ(better.exit_code(), 0);
+}
+
+// Between days the ratio drifts on one instance with the same binary (t5-tiny 0.60-0.67x): with two recorded
+// sessions 12% apart a 10% slower eager is within that drift, a 25% slower one is not.
+TEST(RegressionReport, DriftBetweenRecordedSessionsWidensTheRelativeSpeedGate) {
+  const auto c = one_model_config();
+  auto reference = synthetic_run(c, 1.5, 1);
+  ReferenceSession earlier = session_of(reference);
+  earlier.relative_speeds["bert-tiny"] *= 1.12;
+  reference.sessions = {earlier, session_of(reference)};
+  ASSERT_NEAR(session_drift(reference.sessions, "bert-tiny"), 0.12, 1e-9);
+
+  const auto drifted = compare_runs(reference, "ref.json", synthetic_run(c, 1.5, 2, 1.2, 0.15, 1.10), c);
+  const auto* relative = line_of(drifted, "eager", "relative speed");
+  EXPECT_EQ(relative->verdict, "ok");
+  EXPECT_NE(relative->note.find("gates beyond a 12.0% drop, the drift between 2 recorded sessions"),
+            std::string::npos) << relative->note;
+  const auto slower = compare_runs(reference, "ref.json", synthetic_run(c, 1.5, 2, 1.2, 0.15, 1.25), c);
+  EXPECT_EQ(line_of(slower, "eager", "relative speed")->verdict, "regression");
+  EXPECT_EQ(slower.exit_code(), 1);
+}
+
+// Recording again on the same instance and settings keeps the earlier sessions; elsewhere it starts anew.
+// A version 2 reference (no sessions) counts as one session of its own samples.
+TEST(RegressionReport, RecordingAgainKeepsTheSessionsOfThisInstance) {
+  const auto c = one_model_config();
+  const auto first = synthetic_run(c, 1.5, 1);
+  auto second = synthetic_run(c, 1.5, 2, 1.0, 0.15, 1.05);
+  carry_sessions(first, second);
+  ASSERT_EQ(second.sessions.size(), 2u);
+  EXPECT_NEAR(second.sessions[0].relative_speeds.at("bert-tiny") / second.sessions[1].relative_speeds.at("bert-tiny"),
+              1.05, 0.03);
+  auto third = synthetic_run(c, 1.5, 3);
+  carry_sessions(second, third);
+  EXPECT_EQ(third.sessions.size(), 3u);
+  auto elsewhere = synthetic_run(c, 1.5, 4);
+  elsewhere.instance_fingerprint = "cpu:other|1 threads";
+  carry_sessions(third, elsewhere);
+  EXPECT_EQ(elsewhere.sessions.size(), 1u);
+
+  const auto dir = testing::temp_dir("regress");
+  auto v2 = nlohmann::json(first);
+  v2["schema_version"] = 2;
+  v2.erase("sessions");
+  const auto read = read_regression_run(testing::write_file(dir / "v2.json", v2.dump()));
+  EXPECT_EQ(sessions_of(read).size(), 1u);
+  EXPECT_EQ(session_drift(sessions_of(read), "bert-tiny"), 0);
 }
 
 TEST(RegressionReport, WithoutCalibrationARisenSpeedupSaysItCannotTell) {

@@ -85,6 +85,18 @@ RegressionRun measure(const RegressionConfig& config, const RegressionRunContext
   return measure_regression_set(config, context);
 }
 
+// The reference a recording replaces, for its session history; none (a first recording, or an unreadable
+// file, said on stderr) starts a new history rather than losing the measurement just made.
+RegressionRun previous_reference(const std::string& path) {
+  if (!std::filesystem::exists(path)) return {};
+  try {
+    return read_regression_run(path);
+  } catch (const std::invalid_argument& e) {
+    std::cerr << "tune regress: the earlier reference's sessions are not kept: " << e.what() << "\n";
+    return {};
+  }
+}
+
 int record(const RegressionConfig& config, const RegressionRunContext& context, const std::string& path) {
   if (!context.inject_slowdown.empty())
     throw std::invalid_argument("--record with --inject-slowdown: a reference must not hold an injected slowdown");
@@ -96,9 +108,11 @@ int record(const RegressionConfig& config, const RegressionRunContext& context, 
         if (!b.ok()) std::cerr << "- " << m.model << " " << b.backend << ": " << to_string(b.status) << ": " << b.error << "\n";
     return 2;
   }
-  write_regression_run(path, run);
+  RegressionRun recorded = run;
+  carry_sessions(previous_reference(path), recorded);
+  write_regression_run(path, recorded);
   std::cout << "tune regress: recorded " << run.models.size() << " model(s) on " << run.instance_fingerprint << " into "
-            << path << "\n";
+            << path << " (session " << recorded.sessions.size() << " of this instance and settings)\n";
   return 0;
 }
 

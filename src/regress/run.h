@@ -10,12 +10,14 @@
 
 #include "instance/instance.h"
 #include "regress/config.h"
+#include "regress/sessions.h"
 #include "trial/trial_result.h"  // TrialStatus and its JSON names
 
 namespace tune {
 
 // 2: paired trials (one process per repeat, every backend in it); speedups per repeat.
-constexpr int kRegressionRunSchema = 2;
+// 3: the recording sessions' relative speeds (sessions); a version 2 file reads as one session of its own.
+constexpr int kRegressionRunSchema = 3;
 
 struct BackendSamples {
   std::string backend;
@@ -43,6 +45,7 @@ struct RegressionRun {
   nlohmann::json settings;           // RegressionConfig::measurement_settings()
   int repeats = 0;
   std::vector<ModelSamples> models;
+  std::vector<ReferenceSession> sessions;  // every recording on this instance and settings, this one last
   const ModelSamples* find(const std::string& model) const;  // nullptr when absent
   bool all_ok() const;
 };
@@ -75,6 +78,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(BackendSamples, backend, step_ti
                                                 error, inject_slowdown)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(ModelSamples, model, backends)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(RegressionRun, schema_version, created, tune_version,
-                                                libtorch_version, instance_fingerprint, settings, repeats, models)
+                                                libtorch_version, instance_fingerprint, settings, repeats, models,
+                                                sessions)
 
 }  // namespace tune
