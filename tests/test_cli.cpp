@@ -32,7 +32,7 @@ std::vector<std::pair<int, int>> trial_counts(const std::string& output) {
 TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   const auto dir = temp_dir("cli");
   const std::string db = (dir / "t.db").string();
-  const CliRun first = tune_cli("--model bert-tiny --budget 10m --db " + db);
+  const CliRun first = tune_cli("--model bert-tiny --backends eager,jit --precisions fp32 --budget 10m --db " + db);
   ASSERT_EQ(first.exit_code, 0) << first.output;
   EXPECT_NE(first.output.find("compiled training step (backend=jit)"), std::string::npos);
   EXPECT_NE(first.output.find("| bert-tiny"), std::string::npos) << first.output;
@@ -41,7 +41,7 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
 
   // A rerun re-measures nothing the first run finished (under load the first run may have stopped on its
   // budget, so the rerun may add trials; it must still reuse every one already stored).
-  const CliRun again = tune_cli("--model bert-tiny --budget 10m --db " + db);
+  const CliRun again = tune_cli("--model bert-tiny --backends eager,jit --precisions fp32 --budget 10m --db " + db);
   ASSERT_EQ(again.exit_code, 0) << again.output;
   const auto first_counts = trial_counts(first.output), again_counts = trial_counts(again.output);
   ASSERT_EQ(first_counts.size(), 2u) << first.output;
@@ -85,6 +85,31 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   ASSERT_EQ(tune_cli("export --db " + db + " --out " + out).exit_code, 0);
   std::ifstream out_file(out);
   EXPECT_EQ(nlohmann::json::parse(out_file), doc);
+}
+
+// The default precisions (auto) are screened: every pair timed at one batch, the verdicts printed and in the JSON,
+// and only the kept pairs searched. bf16 joins fp32 where the CPU runs it fast (AVX512-BF16, AMX).
+TEST(Cli, DefaultPrecisionsAreScreenedBeforeTheSearch) {
+  const auto dir = temp_dir("cli");
+  const CliRun r = tune_cli("--model bert-tiny --backends eager,jit --budget 10m --json --db " + (dir / "t.db").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("(auto: this instance's); each pair screened at one batch before any search"), std::string::npos)
+      << r.output;
+  const auto json = nlohmann::json::parse(r.output.substr(r.output.find("\n{") + 1));
+  EXPECT_EQ(json["schema_version"], 5);
+  const auto& screening = json["screening"];
+  ASSERT_GE(screening.size(), 2u) << r.output;
+  EXPECT_EQ(screening.size() % 2, 0u);  // eager and jit at each default precision
+  size_t kept = 0;
+  for (const auto& e : screening) {
+    EXPECT_EQ(e["batch_size"], 8);
+    EXPECT_EQ(e["status"], "ok") << e.dump();
+    kept += e["kept"].get<bool>();
+    EXPECT_NE(r.output.find("tune: screen: " + e["backend"].get<std::string>() + " " + e["precision"].get<std::string>()),
+              std::string::npos);
+  }
+  EXPECT_GE(kept, 1u);
+  EXPECT_EQ(json["searches"].size(), kept) << r.output;
 }
 
 TEST(Cli, UnknownModelIsAClearError) {
@@ -150,7 +175,7 @@ TEST(Cli, InvalidFlagsAreClearErrors) {
 // A registered strategy drives the real search end to end: ASHA on the learning rate of bert-tiny.
 TEST(Cli, TunerFlagRunsTheNamedStrategy) {
   const auto dir = temp_dir("cli");
-  const CliRun r = tune_cli("--model bert-tiny --backends eager --tuner asha --tuner-option eta=2 --max-trials 8"
+  const CliRun r = tune_cli("--model bert-tiny --backends eager --precisions fp32 --tuner asha --tuner-option eta=2 --max-trials 8"
                             " --budget 10m --db " + (dir / "t.db").string());
   ASSERT_EQ(r.exit_code, 0) << r.output;
   EXPECT_NE(r.output.find("| bert-tiny"), std::string::npos) << r.output;

@@ -693,3 +693,76 @@ TEST(TrialTimePredictor, ReplaysTheCommittedGpuSearchWithin25Percent) {
   std::cout << strf("%zu trials: median error %.1f%%, max %.1f%%\n", errors.size(), 100 * median_error,
                     100 * *std::max_element(errors.begin(), errors.end()));
 }
+
+// The default coverage: fp32 everywhere, bf16 where the hardware runs it faster, fp16 on a GPU; the compilers
+// users run, cuda-graph only on a GPU.
+TEST(Screening, DefaultCoverageFollowsTheInstance) {
+  Instance cpu;
+  cpu.peak.fp32 = 1e12;
+  cpu.peak.bf16 = 1e12;  // emulated: no faster than fp32
+  EXPECT_EQ(default_precisions(cpu), (std::vector<std::string>{"fp32"}));
+  cpu.peak.bf16 = 2e12;  // AVX512-BF16
+  EXPECT_EQ(default_precisions(cpu), (std::vector<std::string>{"fp32", "bf16"}));
+  EXPECT_EQ(default_backends(cpu), (std::vector<std::string>{"eager", "jit", "inductor"}));
+  Instance gpu;
+  gpu.device = "cuda";
+  EXPECT_EQ(default_precisions(gpu), (std::vector<std::string>{"fp32", "bf16", "fp16"}));
+  EXPECT_EQ(default_backends(gpu), (std::vector<std::string>{"eager", "jit", "inductor", "cuda-graph"}));
+}
+
+// On the simulated machine bf16 doubles throughput and jit is 1.5x eager: jit bf16 is the fastest, eager bf16
+// (67% of it) stays as bf16's baseline, fp32 cannot win and a backend that fails to compile is dropped with its
+// error. Only the kept pairs are searched, and their ramps reuse the screening trial.
+TEST_F(EngineFixture, ScreenSearchesOnlyWhatCanWin) {
+  Database db((dir / "t.db").string());
+  int calls = 0;
+  request.backends = {"eager", "jit", "broken"};
+  request.precisions = {"fp32", "bf16"};
+  request.screen = true;
+  const auto summary = search(db, &calls);
+  ASSERT_EQ(summary.screening.size(), 6u);
+  std::map<std::string, const ScreenEntry*> by_pair;
+  for (const auto& e : summary.screening) by_pair[e.backend + " " + e.precision] = &e;
+  EXPECT_TRUE(by_pair.at("jit bf16")->kept);
+  EXPECT_TRUE(by_pair.at("eager bf16")->kept);
+  EXPECT_NE(by_pair.at("eager bf16")->reason.find("baseline of bf16"), std::string::npos) << by_pair.at("eager bf16")->reason;
+  for (const char* dropped : {"eager fp32", "jit fp32", "broken fp32", "broken bf16"})
+    EXPECT_FALSE(by_pair.at(dropped)->kept) << dropped;
+  EXPECT_NE(by_pair.at("jit fp32")->reason.find("50% of the fastest (jit bf16)"), std::string::npos)
+      << by_pair.at("jit fp32")->reason;
+  EXPECT_NE(by_pair.at("broken fp32")->reason.find("compile_error: unsupported op"), std::string::npos);
+  EXPECT_EQ(by_pair.at("jit bf16")->batch_size, 8);
+
+  ASSERT_EQ(summary.backends.size(), 2u);
+  EXPECT_EQ(summary.backends[0].backend + " " + summary.backends[0].precision, "eager bf16");
+  EXPECT_EQ(summary.backends[1].backend + " " + summary.backends[1].precision, "jit bf16");
+  for (const auto& b : summary.backends) EXPECT_GE(b.trials_reused, 1) << b.backend;  // batch 8 from the screen
+
+  // Named lists are searched as named: no screen.
+  request.screen = false;
+  request.backends = {"eager", "jit"};
+  const auto named = search(db, &calls);
+  EXPECT_TRUE(named.screening.empty());
+  EXPECT_EQ(named.backends.size(), 4u);
+}
+
+// A precision that can win keeps its native and its fastest compiler (the row's compile-or-not answer) even when
+// that compiler is slow; a slower second compiler is dropped, and so is every pair of a precision that cannot win.
+TEST(Screening, AKeptPrecisionKeepsItsNativeAndFastestCompiler) {
+  auto entry = [](const char* backend, const char* precision, double samples_per_second) {
+    ScreenEntry e{backend, precision, 8, {}, true, ""};
+    e.result.status = TrialStatus::ok;
+    e.result.samples_per_second = samples_per_second;
+    return e;
+  };
+  std::vector<ScreenEntry> entries{entry("eager", "fp32", 1000), entry("jit", "fp32", 560),
+                                   entry("inductor", "fp32", 400), entry("eager", "bf16", 500),
+                                   entry("jit", "bf16", 700)};
+  judge_screen(entries, "eager", 0.8);
+  std::vector<bool> kept;
+  for (const auto& e : entries) kept.push_back(e.kept);
+  EXPECT_EQ(kept, (std::vector<bool>{true, true, false, false, false}));
+  EXPECT_NE(entries[1].reason.find("fp32's fastest compiler"), std::string::npos) << entries[1].reason;
+  EXPECT_NE(entries[2].reason.find("40% of the fastest (eager fp32), below the 80% kept"), std::string::npos)
+      << entries[2].reason;
+}

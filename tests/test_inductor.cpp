@@ -168,7 +168,7 @@ TEST(InductorSearch, EagerAndInductorEndToEnd) {
       "max_measure_steps: 6\nmeasure_time: 5s\nlr_train_steps: 4\ntrial_timeout: 20m\n"
       // One learning-rate trial per backend (each Inductor one compiles anew): no rate past the list's one.
       "learning_rate_bounds: [1.0e-3, 1.0e-3]\n");
-  const auto [exit_code, out] = tune::testing::tune_cli("--model bert-tiny --backends eager,inductor --seq-len 32 --settings " +
+  const auto [exit_code, out] = tune::testing::tune_cli("--model bert-tiny --backends eager,inductor --precisions fp32 --seq-len 32 --settings " +
                                                         settings + " --db " + (dir / "t.db").string());
   ASSERT_EQ(exit_code, 0) << out;
   EXPECT_NE(out.find("compiled training step (backend=inductor)"), std::string::npos) << out;

@@ -84,7 +84,7 @@ std::string read_text(const std::string& path) {
 TEST(Interrupt, KillNineMidSearchThenRerunLosesAndRepeatsNothing) {
   const auto dir = temp_dir("kill");
   const std::string db = (dir / "t.db").string();
-  const std::vector<std::string> args{"--model", "bert-tiny", "--budget", "10m", "--db", db};
+  const std::vector<std::string> args{"--model", "bert-tiny", "--backends", "eager,jit", "--precisions", "fp32", "--budget", "10m", "--db", db};
   const pid_t tune = start_tune(args, (dir / "first.log").string());
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
   while (committed_trials(db) < 3 && std::chrono::steady_clock::now() < deadline)
@@ -106,9 +106,9 @@ TEST(Interrupt, KillNineMidSearchThenRerunLosesAndRepeatsNothing) {
 TEST(Interrupt, TwoSearchesShareOneDatabase) {
   const auto dir = temp_dir("shared-db");
   const std::string db = (dir / "t.db").string();
-  const pid_t a = start_tune({"--model", "bert-tiny", "--backends", "eager", "--budget", "10m", "--db", db},
+  const pid_t a = start_tune({"--model", "bert-tiny", "--backends", "eager", "--precisions", "fp32", "--budget", "10m", "--db", db},
                              (dir / "a.log").string());
-  const pid_t b = start_tune({"--model", "gpt2-tiny", "--backends", "eager", "--budget", "10m", "--db", db},
+  const pid_t b = start_tune({"--model", "gpt2-tiny", "--backends", "eager", "--precisions", "fp32", "--budget", "10m", "--db", db},
                              (dir / "b.log").string());
   EXPECT_EQ(wait_exit_code(a), 0) << read_text((dir / "a.log").string());
   EXPECT_EQ(wait_exit_code(b), 0) << read_text((dir / "b.log").string());

@@ -13,6 +13,7 @@
 #include "trial/trial_process.h"
 #include "tuners/tuner_registry.h"
 #include "util/duration.h"
+#include "util/join.h"
 #include "util/paths.h"
 #include "util/table_format.h"
 
@@ -20,10 +21,11 @@ namespace tune::cli {
 namespace {
 
 // 3: rows in the table's JSON form; each search's strategies and stop cause; 4: rows of table schema 4 (speed-up at
-// one batch, rate edges), each search's rate edge
-constexpr int kSearchJsonSchemaVersion = 4;
+// one batch, rate edges), each search's rate edge; 5: the screen's verdicts (screening)
+constexpr int kSearchJsonSchemaVersion = 5;
 
 void print_outcomes(std::ostream& out, const SearchSummary& summary) {
+  for (const auto& e : summary.screening) out << "- screen: " << e.backend << " " << e.precision << ": " << e.reason << "\n";
   for (const auto& b : summary.backends) {
     out << "- " << b.backend << " " << b.precision << ": ";
     if (!b.failure.empty()) out << "no result: " << b.failure;
@@ -69,6 +71,16 @@ nlohmann::json searches_json(const SearchSummary& summary, const SearchSettings&
   return list;
 }
 
+// Each screened pair: its samples/s at the screening batch (0 when its trial failed), kept or not, and why.
+nlohmann::json screening_json(const SearchSummary& summary) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& e : summary.screening)
+    list.push_back({{"backend", e.backend}, {"precision", e.precision}, {"status", to_string(e.result.status)},
+                    {"batch_size", e.batch_size},
+                    {"samples_per_second", e.result.samples_per_second}, {"kept", e.kept}, {"reason", e.reason}});
+  return list;
+}
+
 // --tuner picks the strategy of every stage it serves; its options go to that strategy.
 SearchSettings with_tuner_flags(const po::variables_map& vm, SearchSettings settings) {
   if (vm.count("max-trials")) settings.max_trials = vm["max-trials"].as<int>();
@@ -102,8 +114,8 @@ po::options_description tune_options() {
       ("instance", po::value<std::string>()->default_value("auto"), "instance profile (configs/instances) or auto")
       ("db", po::value<std::string>()->default_value(default_database_path()), "SQLite database")
       ("budget", po::value<std::string>(), "wall-clock budget, e.g. 20m (default: configs/search.yaml)")
-      ("backends", po::value<std::string>()->default_value("eager,jit"), "comma-separated: eager, jit, cuda-graph, inductor[:MODE][:dynamic], hf-eager")
-      ("precisions", po::value<std::string>()->default_value("fp32"), "comma-separated: fp32, bf16, fp16")
+      ("backends", po::value<std::string>()->default_value("auto"), "comma-separated: eager, jit, cuda-graph, inductor[:MODE][:dynamic], hf-eager; auto: the instance's compilers, screened first")
+      ("precisions", po::value<std::string>()->default_value("auto"), "comma-separated: fp32, bf16, fp16; auto: those the hardware runs fast, screened first")
       ("settings", po::value<std::string>()->default_value(default_search_settings_path()), "search settings YAML")
       ("job-steps", po::value<double>(), "planned job length in steps: recommend compiling or not")
       ("job-hours", po::value<double>(), "planned job length in hours: recommend compiling or not")
@@ -122,8 +134,13 @@ SearchRequest request_from(const po::variables_map& vm) {
   request.model = resolve_model(vm["model"].as<std::string>());
   request.instance = resolve_instance(vm["instance"].as<std::string>());
   request.libtorch_version = libtorch_version();
-  request.backends = checked_list("--backends", vm["backends"].as<std::string>(), backend_labels());
-  request.precisions = checked_list("--precisions", vm["precisions"].as<std::string>(), kPrecisions);
+  const std::string backends = vm["backends"].as<std::string>(), precisions = vm["precisions"].as<std::string>();
+  request.backends = backends == "auto" ? default_backends(request.instance)
+                                        : checked_list("--backends", backends, backend_labels());
+  request.precisions = precisions == "auto" ? default_precisions(request.instance)
+                                            : checked_list("--precisions", precisions, kPrecisions);
+  // The default answers the whole question, screened to what can win; a list the user names is searched as named.
+  request.screen = backends == "auto" || precisions == "auto";
   const TrainingChoice training = training_choice(vm);
   request.attention = training.attention;
   request.optimizer = training.optimizer;
@@ -165,7 +182,8 @@ void print_result(const po::variables_map& vm, const SearchRequest& request, con
     const nlohmann::json json{{"schema", "tune-search"}, {"schema_version", kSearchJsonSchemaVersion},
                               {"rows", table_rows_json(table)}, {"budget_seconds", summary.budget_seconds},
                               {"elapsed_seconds", summary.elapsed_seconds}, {"objective", summary.objective},
-                              {"searches", searches_json(summary, settings)}};
+                              {"searches", searches_json(summary, settings)},
+                              {"screening", screening_json(summary)}};
     std::cout << json.dump(2) << "\n";
     return;
   }
@@ -191,6 +209,15 @@ std::vector<int64_t> row_studies(const Database& db, const SearchRequest& r) {
         std::find(r.precisions.begin(), r.precisions.end(), k.precision) != r.precisions.end())
       ids.push_back(id);
   return ids;
+}
+
+// The backends and precisions searched, and whether they are the instance's default coverage (screened first).
+std::string describe_coverage(const po::variables_map& vm, const SearchRequest& request) {
+  const auto said = [&](const char* flag) {
+    return vm[flag].as<std::string>() == "auto" ? std::string(" (auto: this instance's)") : " (--" + std::string(flag) + ")";
+  };
+  return "backends " + join(request.backends) + said("backends") + ", precisions " + join(request.precisions) +
+         said("precisions") + (request.screen ? "; each pair screened at one batch before any search" : "");
 }
 
 // Which rates the search starts from, and why: a random start trains from scratch, --weights fine-tunes.
@@ -223,7 +250,8 @@ int run_tune(int argc, char** argv) {
             << ", instance " << request.instance.name << " [" << request.instance.fingerprint() << "], libtorch "
             << request.libtorch_version << "\n"
             << "tune: budget " << format_duration(budget) << (budget_given ? " (--budget)" : " (default, configs/search.yaml)")
-            << ", backends " << vm["backends"].as<std::string>() << ", database " << db_path << "\n"
+            << ", database " << db_path << "\n"
+            << "tune: covers " << describe_coverage(vm, request) << "\n"
             << "tune: data: " << data << "\n"
             << "tune: peak for MFU: " << strf("%.2f TFLOP/s fp32, %.2f bf16", request.instance.peak.fp32 / 1e12,
                                               request.instance.peak.bf16 / 1e12)

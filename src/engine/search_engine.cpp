@@ -4,6 +4,7 @@
 #include "engine/search_engine.h"
 
 #include <algorithm>
+#include <map>
 #include <chrono>
 #include <cmath>
 
@@ -166,17 +167,55 @@ SearchSummary SearchEngine::run(const SearchRequest& request, double budget_seco
   SearchSummary summary;
   summary.budget_seconds = budget_seconds;
   summary.objective = settings_.objective;
-  const size_t searches = request.backends.size() * request.precisions.size();
-  for (const auto& precision : request.precisions) {
-    std::optional<RateReference> reference;  // the precision's first rate found
-    for (const auto& backend : request.backends) {
-      // Each search gets an equal share of what is left, so time one saves passes to the next.
-      const double share = (budget_ - elapsed()) / static_cast<double>(searches - summary.backends.size());
-      summary.backends.push_back(search_backend(request, backend, precision, share, reference));
-    }
+  std::vector<std::pair<std::string, std::string>> searches;  // precision, backend: a precision's searches together
+  for (const auto& precision : request.precisions)
+    for (const auto& backend : request.backends) searches.emplace_back(precision, backend);
+  if (request.screen && searches.size() > 1) {
+    summary.screening = screen(request);
+    searches.clear();
+    for (const auto& e : summary.screening)
+      if (e.kept) searches.emplace_back(e.precision, e.backend);
+  }
+  std::map<std::string, std::optional<RateReference>> references;  // per precision: its first rate found
+  for (size_t i = 0; i < searches.size(); ++i) {
+    const auto& [precision, backend] = searches[i];
+    // Each search gets an equal share of what is left, so time one saves passes to the next.
+    const double share = (budget_ - elapsed()) / static_cast<double>(searches.size() - i);
+    summary.backends.push_back(search_backend(request, backend, precision, share, references[precision]));
   }
   summary.elapsed_seconds = elapsed();
   return summary;
+}
+
+BackendOutcome SearchEngine::new_outcome(const SearchRequest& request, const std::string& backend,
+                                         const std::string& precision) {
+  BackendOutcome outcome;
+  outcome.backend = backend;
+  outcome.precision = precision;
+  outcome.study_id = db_.ensure_study(make_study_key(request.model.name, request.model.config_hash(), request.instance,
+                                                     request.libtorch_version, backend, precision, request.seq_len,
+                                                     step_options_key(request.attention, request.optimizer)));
+  return outcome;
+}
+
+// One throughput trial per backend x precision at the screening batch, stored in that search's study, where
+// its batch ramp reuses it; then the verdicts, each said in the progress.
+std::vector<ScreenEntry> SearchEngine::screen(const SearchRequest& request) {
+  const int batch = std::clamp(settings_.screen_batch_size, settings_.min_batch_size, settings_.max_batch_size);
+  progress_ << "tune: screening " << request.backends.size() * request.precisions.size()
+            << " backend x precision pairs at batch " << batch << "\n" << std::flush;
+  std::vector<ScreenEntry> entries;
+  for (const auto& precision : request.precisions)
+    for (const auto& backend : request.backends) {
+      BackendOutcome outcome = new_outcome(request, backend, precision);
+      Stage stage(*this, request, outcome, budget_);
+      const Candidate candidate{batch, settings_.ramp_learning_rate, 0};
+      const std::optional<TrialResult> stored = stage.stored(candidate);
+      entries.push_back({backend, precision, batch, stored ? *stored : stage.run(candidate), true, ""});
+    }
+  judge_screen(entries, "eager", settings_.screen_keep_share);
+  for (const auto& e : entries) progress_ << "tune: screen: " << e.backend << " " << e.precision << ": " << e.reason << "\n";
+  return entries;
 }
 
 TrialSpec SearchEngine::make_spec(const Stage& stage, const Candidate& c) const {
@@ -301,12 +340,7 @@ std::unique_ptr<RateEdgeExtension> SearchEngine::rate_tuner(const SearchRequest&
 BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const std::string& backend,
                                             const std::string& precision, double backend_seconds,
                                             std::optional<RateReference>& reference) {
-  BackendOutcome outcome;
-  outcome.backend = backend;
-  outcome.precision = precision;
-  outcome.study_id = db_.ensure_study(make_study_key(request.model.name, request.model.config_hash(), request.instance,
-                                                     request.libtorch_version, backend, precision, request.seq_len,
-                                                     step_options_key(request.attention, request.optimizer)));
+  BackendOutcome outcome = new_outcome(request, backend, precision);
   const double backend_end = elapsed() + backend_seconds;
   Stage stage(*this, request, outcome, elapsed() + settings_.ramp_budget_share * backend_seconds);
   const auto batch_tuner = make_tuner(settings_.batch_tuner, batch_space(request), request.seed);

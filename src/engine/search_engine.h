@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/screening.h"
 #include "engine/search_driver.h"
 #include "engine/search_settings.h"
 #include "instance/instance.h"
@@ -25,6 +26,9 @@ struct SearchRequest {
   std::string libtorch_version;
   std::vector<std::string> backends{"eager", "jit"};
   std::vector<std::string> precisions{"fp32"};  // each backend is searched at each precision
+  // Screen first (engine/screening.h): time every backend x precision at one batch and search only those that
+  // can win. The default coverage sets it; a list the user names is searched as named.
+  bool screen = false;
   std::string attention = "math";               // step options, the same for every backend (TrialSpec)
   std::string optimizer = "adamw";
   int seq_len = 128;
@@ -53,6 +57,7 @@ struct SearchSummary {
   double budget_seconds = 0;
   double elapsed_seconds = 0;
   std::vector<BackendOutcome> backends;
+  std::vector<ScreenEntry> screening;  // empty when the request did not screen
 };
 
 // Runs one trial and returns its result; production runs it in a child process.
@@ -73,6 +78,8 @@ class SearchEngine {
 
  private:
   class Stage;
+  BackendOutcome new_outcome(const SearchRequest& request, const std::string& backend, const std::string& precision);
+  std::vector<ScreenEntry> screen(const SearchRequest& request);
   BackendOutcome search_backend(const SearchRequest& request, const std::string& backend, const std::string& precision,
                                 double backend_seconds, std::optional<RateReference>& reference);
   DriveOutcome run_stage(Tuner& tuner, Stage& stage, bool first_trial_free);

@@ -32,6 +32,11 @@ struct SearchSettings {
   // The rate is searched once per precision (the first backend's search); the other backends start from its
   // scaling-rule rates at their batch with a local check. false: every backend runs the full search.
   bool lr_transfer = true;
+  // The default coverage's screen (engine/screening.h): one throughput trial per backend x precision at this
+  // batch; those below keep_share of the fastest's samples/s are not searched (a precision's native stays as
+  // the baseline of its speed-ups while any of its backends is kept).
+  int screen_batch_size = 8;
+  double screen_keep_share = 0.8;
   double ramp_budget_share = 0.6;    // of a backend's share of the budget; the rest is for learning rates
   double trial_timeout_seconds = 900;
   double memory_fraction = 0.85;     // of the instance's memory a CPU trial may grow by

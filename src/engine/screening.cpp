@@ -1,0 +1,87 @@
+// The default coverage of an instance and the screening verdicts. The screen compares every entry at one batch
+// with the fastest; the margin (keep_share) leaves room for a backend that gains more at larger batches. A kept
+// precision keeps its native and its fastest compiler, so its row still answers whether compiling pays off.
+#include "engine/screening.h"
+
+#include <algorithm>
+
+#include "util/table_format.h"
+
+namespace tune {
+
+std::vector<std::string> default_precisions(const Instance& instance) {
+  std::vector<std::string> out{"fp32"};
+  const bool gpu = instance.device != "cpu";
+  if (gpu || instance.peak.bf16 > instance.peak.fp32) out.push_back("bf16");
+  if (gpu) out.push_back("fp16");
+  return out;
+}
+
+std::vector<std::string> default_backends(const Instance& instance) {
+  std::vector<std::string> out{"eager", "jit", "inductor"};
+  if (instance.device != "cpu") out.push_back("cuda-graph");
+  return out;
+}
+
+namespace {
+
+const ScreenEntry* fastest(const std::vector<ScreenEntry>& entries) {
+  const ScreenEntry* best = nullptr;
+  for (const auto& e : entries)
+    if (e.result.ok() && (!best || e.result.samples_per_second > best->result.samples_per_second)) best = &e;
+  return best;
+}
+
+bool can_win(const ScreenEntry& e, const ScreenEntry& best, double keep_share) {
+  return e.result.ok() && e.result.samples_per_second >= keep_share * best.result.samples_per_second;
+}
+
+bool precision_can_win(const std::vector<ScreenEntry>& entries, const std::string& precision,
+                       const ScreenEntry& best, double keep_share) {
+  return std::any_of(entries.begin(), entries.end(), [&](const ScreenEntry& e) {
+    return e.precision == precision && can_win(e, best, keep_share);
+  });
+}
+
+// The fastest compiled (non-native) entry of `precision` that ran: the one whose search answers whether
+// compiling pays off at that precision, even when it cannot win.
+const ScreenEntry* fastest_compiler(const std::vector<ScreenEntry>& entries, const std::string& precision,
+                                    const std::string& native_backend) {
+  const ScreenEntry* best = nullptr;
+  for (const auto& e : entries)
+    if (e.precision == precision && e.backend != native_backend && e.result.ok() &&
+        (!best || e.result.samples_per_second > best->result.samples_per_second))
+      best = &e;
+  return best;
+}
+
+}  // namespace
+
+void judge_screen(std::vector<ScreenEntry>& entries, const std::string& native_backend, double keep_share) {
+  const ScreenEntry* best = fastest(entries);
+  for (auto& e : entries) {
+    if (!e.result.ok()) {
+      e.kept = false;
+      e.reason = "dropped: " + to_string(e.result.status) + ": " + e.result.error_message;
+      continue;
+    }
+    const double share = e.result.samples_per_second / best->result.samples_per_second;
+    const std::string figures = strf("%.1f samples/s, %.0f%% of the fastest (%s %s)", e.result.samples_per_second,
+                                     100 * share, best->backend.c_str(), best->precision.c_str());
+    if (can_win(e, *best, keep_share)) {
+      e.reason = "kept: " + figures;
+    } else if (!precision_can_win(entries, e.precision, *best, keep_share)) {
+      e.kept = false;
+      e.reason = strf("dropped: %s, below the %.0f%% kept", figures.c_str(), 100 * keep_share);
+    } else if (e.backend == native_backend) {
+      e.reason = "kept as the baseline of " + e.precision + "'s speed-ups: " + figures;
+    } else if (&e == fastest_compiler(entries, e.precision, native_backend)) {
+      e.reason = "kept as " + e.precision + "'s fastest compiler, to measure whether compiling pays off: " + figures;
+    } else {
+      e.kept = false;
+      e.reason = strf("dropped: %s, below the %.0f%% kept", figures.c_str(), 100 * keep_share);
+    }
+  }
+}
+
+}  // namespace tune
