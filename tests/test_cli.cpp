@@ -60,7 +60,7 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   const CliRun table = tune_cli("table --format json --db " + db);
   ASSERT_EQ(table.exit_code, 0) << table.output;
   const auto json = nlohmann::json::parse(table.output);
-  EXPECT_EQ(json["schema_version"], 4);  // report/tested_models_table.h kTableJsonSchemaVersion
+  EXPECT_EQ(json["schema_version"], 5);  // report/tested_models_table.h kTableJsonSchemaVersion
   ASSERT_EQ(json["rows"].size(), 1u);
   EXPECT_EQ(json["rows"][0]["model"], "bert-tiny");
   EXPECT_GT(json["rows"][0]["native"]["samples_per_second"].get<double>(), 0);

@@ -15,6 +15,7 @@
 #include "engine/search_engine.h"
 #include "engine/trial_time_predictor.h"
 #include "engine/tuner_replay.h"
+#include "report/table_cells.h"
 #include "stats/statistics.h"
 #include "test_helpers.h"
 #include "tuners/batch_ramp.h"
@@ -765,4 +766,46 @@ TEST(Screening, AKeptPrecisionKeepsItsNativeAndFastestCompiler) {
   EXPECT_NE(entries[1].reason.find("fp32's fastest compiler"), std::string::npos) << entries[1].reason;
   EXPECT_NE(entries[2].reason.find("40% of the fastest (eager fp32), below the 80% kept"), std::string::npos)
       << entries[2].reason;
+}
+
+// Two rates 0.4% apart from seed 0 are within seed noise: both train again from seed 1, and the one with the
+// lower mean over the two seeds (3e-4 here, second from seed 0) is chosen; the table's cell says 2 seeds.
+TEST_F(EngineFixture, CloseRunnerUpIsCheckedWithASecondSeed) {
+  Database db((dir / "t.db").string());
+  request.backends = {"eager"};
+  settings.learning_rates = {1e-4, 3e-4, 1e-3};
+  settings.seed_check_margin = 0.01;
+  int seeded = 0;
+  auto executor = [&seeded](const TrialSpec& s, const std::string&) {
+    TrialResult r = simulated_trial(s);
+    if (s.purpose != TrialPurpose::learning_rate) return r;
+    seeded += s.seed == 1;
+    const bool low = std::fabs(s.learning_rate - 1e-4) < 1e-12, mid = std::fabs(s.learning_rate - 3e-4) < 1e-12;
+    r.score_loss = low ? (s.seed == 0 ? 5.00 : 5.10) : mid ? (s.seed == 0 ? 5.02 : 5.01) : 6.0 + s.learning_rate;
+    return r;
+  };
+  SearchEngine engine(db, executor, settings, progress);
+  const auto summary = engine.run(request, 3600);
+  ASSERT_TRUE(summary.backends[0].best.has_value());
+  EXPECT_EQ(seeded, 2);
+  EXPECT_DOUBLE_EQ(summary.backends[0].best->learning_rate, 3e-4);
+  EXPECT_NEAR(summary.backends[0].best->lr_score_loss, 5.015, 1e-9);
+  EXPECT_NE(summary.backends[0].lr_stop.find("mean loss 5.0500 vs 5.0150 over 2 seeds, 3.0e-04 chosen"),
+            std::string::npos) << summary.backends[0].lr_stop;
+
+  const auto table = gather_tested_models(db, "t.db");
+  ASSERT_EQ(table.rows.size(), 1u);
+  const auto& eager = table.rows[0].backends[0];
+  ASSERT_TRUE(eager.runner_up().has_value());
+  EXPECT_EQ(eager.runner_up()->seeds, 2);
+  EXPECT_NEAR(eager.runner_up_margin(), 5.05 / 5.015 - 1, 1e-9);
+  EXPECT_NE(learning_rate_cell(eager).find("(next +0.7%, 2 seeds)"), std::string::npos) << learning_rate_cell(eager);
+
+  // A clear runner-up (9% here with 1e-3 from the simulated landscape) is not checked again.
+  Database db2((dir / "t2.db").string());
+  settings.learning_rates = {3e-5, 3e-4, 3e-3};
+  seeded = 0;
+  SearchEngine plain(db2, [](const TrialSpec& s, const std::string&) { return simulated_trial(s); }, settings, progress);
+  const auto clear = plain.run(request, 3600);
+  EXPECT_EQ(clear.backends[0].lr_stop.find("seed"), std::string::npos) << clear.backends[0].lr_stop;
 }

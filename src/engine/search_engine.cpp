@@ -4,6 +4,7 @@
 #include "engine/search_engine.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <chrono>
 #include <cmath>
@@ -117,6 +118,9 @@ class SearchEngine::Stage : public TrialSource, public Budget {
     purpose_ = purpose;
     deadline_ = deadline;
   }
+  // Added to the request's seed in this stage's specs: the second-seed check trains rates again from seed + 1.
+  void set_seed_offset(uint64_t offset) { seed_offset_ = offset; }
+  uint64_t seed_offset() const { return seed_offset_; }
   // The steps of a learning-rate trial whose candidate names none (0: the settings' lr_train_steps).
   void set_horizon(int steps) { horizon_ = steps; }
   int horizon() const { return horizon_; }
@@ -152,6 +156,7 @@ class SearchEngine::Stage : public TrialSource, public Budget {
   BackendOutcome& outcome_;
   TrialPurpose purpose_ = TrialPurpose::throughput;
   int horizon_ = 0;
+  uint64_t seed_offset_ = 0;
   double deadline_;  // seconds since the search started
   TrialTimePredictor predictor_;
 };
@@ -232,7 +237,7 @@ TrialSpec SearchEngine::make_spec(const Stage& stage, const Candidate& c) const 
   s.seq_len = r.seq_len;
   s.batch_size = c.batch_size;
   s.learning_rate = c.learning_rate;
-  s.seed = r.seed;
+  s.seed = r.seed + stage.seed_offset();
   s.measure.warmup_steps = settings_.warmup_steps;
   s.measure.min_measure_steps = settings_.min_measure_steps;
   s.measure.max_measure_steps = settings_.max_measure_steps;
@@ -374,6 +379,52 @@ std::string SearchEngine::choose_horizon(Stage& stage, int batch, bool transferr
   return words;
 }
 
+namespace {
+
+// The next-best rate the strategy ran at the best's batch and length: the lowest loss among the other rates.
+std::optional<DrivenTrial> runner_up_of(const DriveOutcome& lr) {
+  const Candidate& best = lr.best->first;
+  std::optional<DrivenTrial> second;
+  for (const auto& t : lr.trials)
+    if (t.result.ok() && t.candidate.batch_size == best.batch_size && t.candidate.train_steps == best.train_steps &&
+        t.candidate.learning_rate != best.learning_rate && (!second || t.result.score_loss < second->result.score_loss))
+      second = t;
+  return second;
+}
+
+}  // namespace
+
+// Where the runner-up's loss lies within seed_check_margin of the best's (the seed-to-seed spread at this
+// horizon, reports/lr-horizon.md), both rates train again from seed + 1 and the lower mean over the two seeds
+// wins (a rate that fails from the second seed loses). Updates `best`; returns the words for the stop reason.
+std::string SearchEngine::check_second_seed(Stage& stage, const DriveOutcome& lr, BestConfig& best) {
+  const std::optional<DrivenTrial> second = runner_up_of(lr);
+  if (settings_.seed_check_margin <= 0 || !second || !(lr.best->second.score_loss > 0)) return "";
+  const double margin = second->result.score_loss / lr.best->second.score_loss - 1;
+  if (margin >= settings_.seed_check_margin) return "";
+  const std::vector<Candidate> rates{lr.best->first, second->candidate};
+  std::vector<double> means{lr.best->second.score_loss, second->result.score_loss};
+  stage.set_seed_offset(1);
+  for (size_t i = 0; i < rates.size(); ++i) {
+    if (const auto refusal = stage.refuses(rates[i])) {
+      stage.set_seed_offset(0);
+      return "; no second-seed check of the runner-up (within " + strf("%.2f%%", 100 * margin) + "): " + *refusal;
+    }
+    const std::optional<TrialResult> stored = stage.stored(rates[i]);
+    const TrialResult again = stored ? *stored : stage.run(rates[i]);
+    means[i] = again.ok() ? (means[i] + again.score_loss) / 2 : std::numeric_limits<double>::infinity();
+  }
+  stage.set_seed_offset(0);
+  const size_t winner = means[1] < means[0] ? 1 : 0;
+  best.learning_rate = rates[winner].learning_rate;
+  best.lr_score_loss = means[winner];
+  return strf("; runner-up %.1e within %.2f%% of %.1e, so both trained again from seed %llu: mean loss %.4f vs "
+              "%.4f over 2 seeds, %.1e chosen",
+              rates[1].learning_rate, 100 * margin, rates[0].learning_rate,
+              static_cast<unsigned long long>(stage.request().seed + 1), means[0], means[1],
+              rates[winner].learning_rate);
+}
+
 // Stage 2 of objective two-stage: the learning-rate strategy at the batch stage's choice.
 void SearchEngine::finish_two_stage(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome,
                                     std::optional<RateReference>& reference) {
@@ -391,6 +442,7 @@ void SearchEngine::finish_two_stage(Stage& stage, const DriveOutcome& ramp, Back
   if (lr.best) {
     best.learning_rate = lr.best->first.learning_rate;
     best.lr_score_loss = lr.best->second.score_loss;
+    outcome.lr_stop += check_second_seed(stage, lr, best);
   }
   best.stop.lr_cause = lr.cause;
   best.stop.lr_stop = outcome.lr_stop;

@@ -89,6 +89,7 @@ class SearchEngine {
                                                 const std::optional<RateReference>& reference) const;
   void finish_time_to_loss(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome);
   std::string choose_horizon(Stage& stage, int batch, bool transferred);
+  std::string check_second_seed(Stage& stage, const DriveOutcome& lr, BestConfig& best);
   BestConfig best_config(const Stage& stage, const ToldTrial& speed, const DriveOutcome& ramp) const;
   TrialSpec make_spec(const Stage& stage, const Candidate& candidate) const;
   TunerSpace batch_space(const SearchRequest& request) const;

@@ -111,6 +111,10 @@ SearchSettings load_search_settings(const std::string& file) {
                                 std::to_string(s.ci_halfwidth));
   read_yaml_key(root, "lr_train_steps", s.lr_train_steps, file);
   read_yaml_key(root, "lr_transfer", s.lr_transfer, file);
+  read_yaml_key(root, "seed_check_margin", s.seed_check_margin, file);
+  if (!(s.seed_check_margin >= 0 && s.seed_check_margin < 1))
+    throw std::invalid_argument(file + ": key 'seed_check_margin': expected a share in [0, 1), got " +
+                                std::to_string(s.seed_check_margin));
   read_yaml_key(root, "lr_schedule", s.lr_schedule, file);
   read_yaml_key(root, "lr_warmup_share", s.lr_warmup_share, file);
   try {

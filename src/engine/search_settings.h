@@ -29,6 +29,9 @@ struct SearchSettings {
   // train at a constant rate (a shorter trial is the prefix of a longer one).
   std::string lr_schedule = "constant";
   double lr_warmup_share = 0;
+  // A runner-up rate whose loss lies within this share of the best's trains again, with the best, from a second
+  // seed; the lower mean wins (0: no check). configs: 0.01, the seed-to-seed spread at 12 steps (reports/lr-horizon.md).
+  double seed_check_margin = 0;
   // The rate is searched once per precision (the first backend's search); the other backends start from its
   // scaling-rule rates at their batch with a local check. false: every backend runs the full search.
   bool lr_transfer = true;

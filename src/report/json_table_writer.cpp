@@ -20,7 +20,8 @@ nlohmann::json curves_json(const BackendResult& r) {
                      {"samples_per_second", p.samples_per_second}, {"peak_memory_bytes", p.peak_memory_bytes},
                      {"compile_overhead_seconds", p.compile_overhead_seconds}});
   for (const auto& p : r.lr_curve)
-    lr.push_back({{"learning_rate", p.learning_rate}, {"status", to_string(p.status)}, {"score_loss", p.score_loss}});
+    lr.push_back({{"learning_rate", p.learning_rate}, {"status", to_string(p.status)}, {"score_loss", p.score_loss},
+                  {"seeds", p.seeds}});
   return {{"batch_sizes", batch}, {"learning_rates", lr}};
 }
 
@@ -29,7 +30,7 @@ nlohmann::json runner_up_json(const BackendResult& r) {
   const auto second = r.runner_up();
   if (!second) return nullptr;
   return {{"learning_rate", second->learning_rate}, {"score_loss", second->score_loss},
-          {"margin", r.runner_up_margin()}};
+          {"margin", r.runner_up_margin()}, {"seeds", second->seeds}};
 }
 
 nlohmann::json backend_json(const BackendResult& r) {

@@ -55,7 +55,8 @@ const char* const kRateEdgeNote =
     "tried on each side.";
 const char* const kRunnerUpNote =
     "\"(next +x%)\" after a learning rate: the runner-up rate's loss lies x% above the chosen one's; a margin "
-    "within seed-to-seed noise (reports/lr-horizon.md) does not separate them.";
+    "within seed-to-seed noise (reports/lr-horizon.md) does not separate them. Within 1% (`seed_check_margin`), "
+    "both rates trained again from a second seed and the means decided: \"(next +x%, 2 seeds)\".";
 
 std::string learning_rate_cell(const BestConfig& best) {
   const RateEdge edge = best.stop.lr_edge;
@@ -65,7 +66,10 @@ std::string learning_rate_cell(const BestConfig& best) {
 
 std::string learning_rate_cell(const BackendResult& r) {
   const std::string rate = learning_rate_cell(r.best);
-  return r.runner_up() ? rate + strf(" (next +%.1f%%)", 100 * r.runner_up_margin()) : rate;
+  const auto second = r.runner_up();
+  if (!second) return rate;
+  const std::string seeds = second->seeds > 1 ? strf(", %d seeds", second->seeds) : "";
+  return rate + strf(" (next +%.1f%%%s)", 100 * r.runner_up_margin(), seeds.c_str());
 }
 
 bool any_rate_edge(const TestedModelsTable& table) {

@@ -20,17 +20,35 @@ RowKey row_key(const StudyKey& k) {
           k.step_options};
 }
 
-std::vector<LearningRatePoint> lr_curve(const std::vector<StoredTrial>& trials, int batch_size) {
-  // Successive halving stores short and long trials of one rate: the longest run of each rate speaks for it.
-  std::map<double, std::pair<int, LearningRatePoint>> by_rate;
-  for (const auto& t : trials) {
-    if (t.spec.purpose != TrialPurpose::learning_rate || t.spec.batch_size != batch_size) continue;
-    auto& slot = by_rate[t.spec.learning_rate];
-    if (slot.first > t.spec.train_steps) continue;
-    slot = {t.spec.train_steps, {t.spec.learning_rate, t.result.status, t.result.score_loss}};
+// The trials that speak for one rate: the longest, of the schedule its latest trial trained with (a store can hold
+// older trials of other schedules), one per seed (the latest of a seed).
+LearningRatePoint rate_point(double rate, const std::vector<const StoredTrial*>& trials) {
+  int steps = 0;
+  for (const StoredTrial* t : trials) steps = std::max(steps, t->spec.train_steps);
+  const StoredTrial* latest = nullptr;
+  for (const StoredTrial* t : trials)
+    if (t->spec.train_steps == steps) latest = t;
+  LearningRatePoint point{rate, TrialStatus::ok, 0, 0, {}};
+  for (const StoredTrial* t : trials) {
+    if (t->spec.train_steps != steps || t->spec.lr_schedule != latest->spec.lr_schedule ||
+        t->spec.lr_warmup_steps != latest->spec.lr_warmup_steps)
+      continue;
+    point.seed_scores[t->spec.seed] = t->result.score_loss;
+    if (!t->result.ok()) point.status = t->result.status;
   }
+  for (const auto& [seed, score] : point.seed_scores) point.score_loss += score / point.seed_scores.size();
+  point.seeds = static_cast<int>(point.seed_scores.size());
+  return point;
+}
+
+std::vector<LearningRatePoint> lr_curve(const std::vector<StoredTrial>& trials, int batch_size) {
+  // Successive halving stores short and long trials of one rate; the second-seed check, one per seed.
+  std::map<double, std::vector<const StoredTrial*>> by_rate;
+  for (const auto& t : trials)
+    if (t.spec.purpose == TrialPurpose::learning_rate && t.spec.batch_size == batch_size)
+      by_rate[t.spec.learning_rate].push_back(&t);
   std::vector<LearningRatePoint> curve;
-  for (const auto& [rate, slot] : by_rate) curve.push_back(slot.second);
+  for (const auto& [rate, runs] : by_rate) curve.push_back(rate_point(rate, runs));
   return curve;
 }
 
@@ -152,18 +170,49 @@ TestedModelsTable gather_tested_models(const Database& db, const std::string& so
   return table;
 }
 
-std::optional<LearningRatePoint> BackendResult::runner_up() const {
-  std::optional<LearningRatePoint> second;
-  for (const auto& p : lr_curve)
-    if (p.status == TrialStatus::ok && p.learning_rate != best.learning_rate &&
-        (!second || p.score_loss < second->score_loss))
-      second = p;
+namespace {
+
+// How far `p`'s loss lies above `chosen`'s on the seeds both ran (a share); nullopt when they share none.
+std::optional<double> margin_on_common_seeds(const LearningRatePoint& p, const LearningRatePoint& chosen) {
+  double mine = 0, theirs = 0;
+  int common = 0;
+  for (const auto& [seed, score] : p.seed_scores) {
+    const auto other = chosen.seed_scores.find(seed);
+    if (other == chosen.seed_scores.end()) continue;
+    mine += score;
+    theirs += other->second;
+    ++common;
+  }
+  if (common == 0 || !(theirs > 0)) return std::nullopt;
+  return mine / theirs - 1;
+}
+
+}  // namespace
+
+std::optional<std::pair<LearningRatePoint, double>> BackendResult::runner_up_with_margin() const {
+  const auto chosen = std::find_if(lr_curve.begin(), lr_curve.end(),
+                                   [&](const LearningRatePoint& p) { return p.learning_rate == best.learning_rate; });
+  std::optional<std::pair<LearningRatePoint, double>> second;
+  for (const auto& p : lr_curve) {
+    if (p.status != TrialStatus::ok || p.learning_rate == best.learning_rate) continue;
+    // Without the chosen rate's own trials (an older store), against the score the search stored for it.
+    const std::optional<double> margin =
+        chosen != lr_curve.end() ? margin_on_common_seeds(p, *chosen)
+        : best.lr_score_loss > 0 ? std::optional<double>(p.score_loss / best.lr_score_loss - 1)
+                                 : std::nullopt;
+    if (margin && (!second || *margin < second->second)) second = std::make_pair(p, *margin);
+  }
   return second;
 }
 
+std::optional<LearningRatePoint> BackendResult::runner_up() const {
+  const auto second = runner_up_with_margin();
+  return second ? std::optional<LearningRatePoint>(second->first) : std::nullopt;
+}
+
 double BackendResult::runner_up_margin() const {
-  const auto second = runner_up();
-  return second && best.lr_score_loss > 0 ? second->score_loss / best.lr_score_loss - 1 : 0;
+  const auto second = runner_up_with_margin();
+  return second ? second->second : 0;
 }
 
 double native_seconds_at(const TableRow& row, double steps) {

@@ -3,6 +3,7 @@
 // every study's rows, `tune --model` its own studies' rows, through the same writers.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,8 +14,8 @@
 namespace tune {
 
 // 3: instance parts, batch limits, curves, trial counts and dates; 4: speed-up at one batch both ran (with that
-// batch, best vs best apart, the net overhead), each rate's edge mark
-constexpr int kTableJsonSchemaVersion = 4;
+// batch, best vs best apart, the net overhead), each rate's edge mark; 5: seeds per rate (the second-seed check)
+constexpr int kTableJsonSchemaVersion = 5;
 
 struct BatchPoint {
   int batch_size = 0;
@@ -27,7 +28,9 @@ struct BatchPoint {
 struct LearningRatePoint {
   double learning_rate = 0;
   TrialStatus status = TrialStatus::ok;
-  double score_loss = 0;  // mean loss of the last steps; meaningless unless ok
+  double score_loss = 0;  // mean loss of the last steps (over its seeds); meaningless unless ok
+  int seeds = 1;          // trials of this rate at its longest length, one per seed (the second-seed check)
+  std::map<uint64_t, double> seed_scores;  // each seed's score: rates compare on the seeds both ran
 };
 
 // One backend's result in a row: its best config (with why its searches stopped) and the curves behind it.
@@ -37,9 +40,11 @@ struct BackendResult {
   std::vector<BatchPoint> batch_curve;  // throughput trials, by batch size
   std::vector<LearningRatePoint> lr_curve;  // learning-rate trials at the chosen batch, by rate
   int64_t memory_limit_bytes = 0;       // what a trial was allowed to use (0: no cap)
-  // The next-best rate at the chosen batch and how far its loss lies above the chosen one's (a share); none
-  // when fewer than two rates ran. A small margin may be within seed-to-seed noise.
+  // The next-best rate at the chosen batch and how far its loss lies above the chosen one's (a share), compared
+  // on the seeds both ran (a rate the second-seed check ran again, on both); none when fewer than two rates ran.
+  // A small margin may be within seed-to-seed noise.
   std::optional<LearningRatePoint> runner_up() const;
+  std::optional<std::pair<LearningRatePoint, double>> runner_up_with_margin() const;
   double runner_up_margin() const;
 };
 
