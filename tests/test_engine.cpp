@@ -809,3 +809,28 @@ TEST_F(EngineFixture, CloseRunnerUpIsCheckedWithASecondSeed) {
   const auto clear = plain.run(request, 3600);
   EXPECT_EQ(clear.backends[0].lr_stop.find("seed"), std::string::npos) << clear.backends[0].lr_stop;
 }
+
+// A screened pair's ramp learns from its screening trial, so its first trial is held to the budget like the rest
+// (the main job's Inductor ramp had started a 2m50s trial with nothing left); when the budget refuses every size,
+// the screening trial's batch is the answer, marked as the budget's.
+TEST_F(EngineFixture, ScreenedRampHoldsItsFirstTrialToTheBudget) {
+  Database db((dir / "t.db").string());
+  request.backends = {"eager", "jit"};
+  request.screen = true;
+  std::vector<std::string> ran;
+  SearchEngine engine(db, [&ran](const TrialSpec& s, const std::string&) {
+    TrialResult r = simulated_trial(s);
+    r.wall_seconds = 100;  // slow trials: a 150 s budget affords the screen and little else
+    ran.push_back(s.step.backend + " " + to_string(s.purpose) + " " + std::to_string(s.batch_size));
+    return r;
+  }, settings, progress);
+  const auto summary = engine.run(request, 150);
+  ASSERT_EQ(summary.screening.size(), 2u);
+  for (const auto& b : summary.backends) {
+    ASSERT_TRUE(b.best.has_value()) << b.failure;
+    EXPECT_EQ(b.best->batch_size, 8) << b.backend;
+    EXPECT_NE(b.ramp_stop.find("budget"), std::string::npos) << b.ramp_stop;
+    EXPECT_EQ(b.best->stop.batch_limit, BatchLimit::budget);
+  }
+  for (const auto& r : ran) EXPECT_EQ(r.find("throughput 1"), std::string::npos) << r;
+}

@@ -114,6 +114,14 @@ class SearchEngine::Stage : public TrialSource, public Budget {
                 format_duration(std::max(0.0, deadline_ - engine_.elapsed())).c_str());
   }
 
+  // What a trial measured before this search (its pair's screening trial) teaches the budget's predictor, so
+  // even the stage's first trial is held to the budget.
+  void learn_from(const Candidate& candidate, const TrialResult& result) {
+    const TrialSpec spec = engine_.make_spec(*this, candidate);
+    predictor_.observe_run(spec, result);
+    predictor_.observe(spec, result);
+  }
+
   void next_stage(TrialPurpose purpose, double deadline) {
     purpose_ = purpose;
     deadline_ = deadline;
@@ -184,9 +192,13 @@ SearchSummary SearchEngine::run(const SearchRequest& request, double budget_seco
   std::map<std::string, std::optional<RateReference>> references;  // per precision: its first rate found
   for (size_t i = 0; i < searches.size(); ++i) {
     const auto& [precision, backend] = searches[i];
+    const auto screened = std::find_if(summary.screening.begin(), summary.screening.end(), [&](const ScreenEntry& e) {
+      return e.backend == backend && e.precision == precision;
+    });
     // Each search gets an equal share of what is left, so time one saves passes to the next.
     const double share = (budget_ - elapsed()) / static_cast<double>(searches.size() - i);
-    summary.backends.push_back(search_backend(request, backend, precision, share, references[precision]));
+    summary.backends.push_back(search_backend(request, backend, precision, share, references[precision],
+                                              screened == summary.screening.end() ? nullptr : &*screened));
   }
   summary.elapsed_seconds = elapsed();
   return summary;
@@ -344,12 +356,19 @@ std::unique_ptr<RateEdgeExtension> SearchEngine::rate_tuner(const SearchRequest&
 
 BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const std::string& backend,
                                             const std::string& precision, double backend_seconds,
-                                            std::optional<RateReference>& reference) {
+                                            std::optional<RateReference>& reference, const ScreenEntry* screened) {
   BackendOutcome outcome = new_outcome(request, backend, precision);
   const double backend_end = elapsed() + backend_seconds;
   Stage stage(*this, request, outcome, elapsed() + settings_.ramp_budget_share * backend_seconds);
   const auto batch_tuner = make_tuner(settings_.batch_tuner, batch_space(request), request.seed);
-  const DriveOutcome ramp = run_stage(*batch_tuner, stage, /*first_trial_free=*/true);
+  // A screened pair has a result already (its screening trial): its ramp's first trial is held to the budget too.
+  const Candidate screen{screened ? screened->batch_size : 0, settings_.ramp_learning_rate, 0};
+  if (screened) stage.learn_from(screen, screened->result);
+  DriveOutcome ramp = run_stage(*batch_tuner, stage, /*first_trial_free=*/screened == nullptr);
+  if (!ramp.best && screened && screened->result.ok()) {  // the budget refused every size: the screen's stands
+    ramp.trials.push_back({screen, screened->result, true});
+    ramp.best = ToldTrial{screen, screened->result};
+  }
   outcome.ramp_stop = ramp.stop_reason;
   if (!ramp.best) {
     outcome.failure = "no batch size ran: " + outcome.ramp_stop;

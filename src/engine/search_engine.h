@@ -81,7 +81,8 @@ class SearchEngine {
   BackendOutcome new_outcome(const SearchRequest& request, const std::string& backend, const std::string& precision);
   std::vector<ScreenEntry> screen(const SearchRequest& request);
   BackendOutcome search_backend(const SearchRequest& request, const std::string& backend, const std::string& precision,
-                                double backend_seconds, std::optional<RateReference>& reference);
+                                double backend_seconds, std::optional<RateReference>& reference,
+                                const ScreenEntry* screened = nullptr);
   DriveOutcome run_stage(Tuner& tuner, Stage& stage, bool first_trial_free);
   void finish_two_stage(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome,
                         std::optional<RateReference>& reference);
