@@ -25,10 +25,13 @@ std::vector<std::string> default_backends(const Instance& instance) {
 
 namespace {
 
-const ScreenEntry* fastest(const std::vector<ScreenEntry>& entries) {
+// The fastest entry that ran among those `admits` takes (nullptr when none).
+template <typename Admits>
+const ScreenEntry* fastest(const std::vector<ScreenEntry>& entries, Admits admits) {
   const ScreenEntry* best = nullptr;
   for (const auto& e : entries)
-    if (e.result.ok() && (!best || e.result.samples_per_second > best->result.samples_per_second)) best = &e;
+    if (e.result.ok() && admits(e) && (!best || e.result.samples_per_second > best->result.samples_per_second))
+      best = &e;
   return best;
 }
 
@@ -47,18 +50,14 @@ bool precision_can_win(const std::vector<ScreenEntry>& entries, const std::strin
 // compiling pays off at that precision, even when it cannot win.
 const ScreenEntry* fastest_compiler(const std::vector<ScreenEntry>& entries, const std::string& precision,
                                     const std::string& native_backend) {
-  const ScreenEntry* best = nullptr;
-  for (const auto& e : entries)
-    if (e.precision == precision && e.backend != native_backend && e.result.ok() &&
-        (!best || e.result.samples_per_second > best->result.samples_per_second))
-      best = &e;
-  return best;
+  return fastest(entries,
+                 [&](const ScreenEntry& e) { return e.precision == precision && e.backend != native_backend; });
 }
 
 }  // namespace
 
 void judge_screen(std::vector<ScreenEntry>& entries, const std::string& native_backend, double keep_share) {
-  const ScreenEntry* best = fastest(entries);
+  const ScreenEntry* best = fastest(entries, [](const ScreenEntry&) { return true; });
   for (auto& e : entries) {
     if (!e.result.ok()) {
       e.kept = false;

@@ -114,6 +114,12 @@ class SearchEngine::Stage : public TrialSource, public Budget {
                 format_duration(std::max(0.0, deadline_ - engine_.elapsed())).c_str());
   }
 
+  // The stored result of `candidate`, else a new trial's: what the driver does, for trials the engine adds itself.
+  TrialResult stored_or_run(const Candidate& candidate) {
+    const std::optional<TrialResult> stored = this->stored(candidate);
+    return stored ? *stored : run(candidate);
+  }
+
   // What a trial measured before this search (its pair's screening trial) teaches the budget's predictor, so
   // even the stage's first trial is held to the budget.
   void learn_from(const Candidate& candidate, const TrialResult& result) {
@@ -226,9 +232,8 @@ std::vector<ScreenEntry> SearchEngine::screen(const SearchRequest& request) {
     for (const auto& backend : request.backends) {
       BackendOutcome outcome = new_outcome(request, backend, precision);
       Stage stage(*this, request, outcome, budget_);
-      const Candidate candidate{batch, settings_.ramp_learning_rate, 0};
-      const std::optional<TrialResult> stored = stage.stored(candidate);
-      entries.push_back({backend, precision, batch, stored ? *stored : stage.run(candidate), true, ""});
+      const TrialResult result = stage.stored_or_run({batch, settings_.ramp_learning_rate, 0});
+      entries.push_back({backend, precision, batch, result, true, ""});
     }
   judge_screen(entries, "eager", settings_.screen_keep_share);
   for (const auto& e : entries) progress_ << "tune: screen: " << e.backend << " " << e.precision << ": " << e.reason << "\n";
@@ -429,8 +434,7 @@ std::string SearchEngine::check_second_seed(Stage& stage, const DriveOutcome& lr
       stage.set_seed_offset(0);
       return "; no second-seed check of the runner-up (within " + strf("%.2f%%", 100 * margin) + "): " + *refusal;
     }
-    const std::optional<TrialResult> stored = stage.stored(rates[i]);
-    const TrialResult again = stored ? *stored : stage.run(rates[i]);
+    const TrialResult again = stage.stored_or_run(rates[i]);
     means[i] = again.ok() ? (means[i] + again.score_loss) / 2 : std::numeric_limits<double>::infinity();
   }
   stage.set_seed_offset(0);
