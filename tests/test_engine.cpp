@@ -257,6 +257,63 @@ TEST_F(EngineFixture, AHorizonTheBudgetCannotAffordIsShortenedAndSaid) {
   EXPECT_NE(progress.str().find("learning-rate horizon 5 of lr_train_steps 12"), std::string::npos) << progress.str();
 }
 
+// The horizon follows the job: a tenth of it (reports/lr-horizon.md: the ranking after H steps predicts the one
+// after 10 H), never under lr_train_steps unless the job is shorter; --job-hours converts at the step time.
+TEST(JobHorizon, ATenthOfTheJobNeverUnderTheDefaultUnlessTheJobIsShorter) {
+  EXPECT_EQ(wanted_horizon(0, 12), 12);
+  EXPECT_EQ(wanted_horizon(5, 12), 5);
+  EXPECT_EQ(wanted_horizon(50, 12), 12);
+  EXPECT_EQ(wanted_horizon(1000, 12), 100);
+  EXPECT_EQ(wanted_horizon(2e5, 12), 20000);
+  EXPECT_DOUBLE_EQ(job_steps_at(JobLength{0, 2}, 0.5), 14400);
+  EXPECT_DOUBLE_EQ(job_steps_at(JobLength{300, 0}, 0.5), 300);
+  EXPECT_DOUBLE_EQ(job_steps_at(JobLength{}, 0.5), 0);
+  EXPECT_EQ(describe_short_horizon(100, 100, 1000, 6), "");
+  EXPECT_EQ(describe_short_horizon(20, 100, 1000, 6).rfind("horizon 20 of the 100 steps a 1000-step job calls for", 0), 0u);
+  EXPECT_EQ(describe_job_horizon(100, 1000), "horizon 100 steps for a 1000-step job; ");
+  EXPECT_EQ(describe_job_horizon(12, 0), "");
+}
+
+// A 400-step job: rate trials of 40 steps, said in the stop reason and the outcome; with --job-hours the steps
+// come from the chosen batch's step time (1 s here: 0.05 h = 180 steps, horizon 18); a budget that cannot afford
+// the job's horizon shortens it and says what that means for the rate.
+TEST_F(EngineFixture, TheJobSetsTheRateHorizonAndTheBudgetCanShortenIt) {
+  request.backends = {"eager"};
+  settings.max_batch_size = 1;
+  std::vector<int> lr_steps;
+  auto executor = [&lr_steps](const TrialSpec& s, const std::string&) {
+    TrialResult r = simulated_trial(s);
+    const int steps = s.purpose == TrialPurpose::learning_rate ? s.train_steps : 13;
+    if (s.purpose == TrialPurpose::learning_rate) lr_steps.push_back(steps);
+    r.samples_per_second = 1.0;  // batch 1: 1 s per step
+    r.first_steps_seconds = 3;
+    r.step_times.assign(steps - 3, 1.0);
+    r.step_time_median = 1.0;
+    r.wall_seconds = 1 + steps;
+    return r;
+  };
+  const auto horizon_of = [&](JobLength job, double budget, const std::string& db_name) {
+    Database db((dir / db_name).string());
+    request.job = job;
+    lr_steps.clear();
+    const SearchSummary summary = SearchEngine(db, executor, settings, progress).run(request, budget);
+    EXPECT_TRUE(summary.backends[0].best.has_value());
+    for (int steps : lr_steps) EXPECT_EQ(steps, summary.backends[0].lr_horizon_steps);
+    return summary.backends[0];
+  };
+  const BackendOutcome steps = horizon_of(JobLength{400, 0}, 3600, "steps.db");
+  EXPECT_EQ(steps.lr_horizon_steps, 40);
+  EXPECT_DOUBLE_EQ(steps.job_steps, 400);
+  EXPECT_EQ(steps.lr_stop.rfind("horizon 40 steps for a 400-step job; ", 0), 0u) << steps.lr_stop;
+  const BackendOutcome hours = horizon_of(JobLength{0, 0.05}, 3600, "hours.db");
+  EXPECT_EQ(hours.lr_horizon_steps, 18);
+  const BackendOutcome cut = horizon_of(JobLength{400, 0}, 150, "cut.db");
+  EXPECT_LT(cut.lr_horizon_steps, 40);
+  EXPECT_GE(cut.lr_horizon_steps, settings.warmup_steps + 1);
+  EXPECT_NE(cut.lr_stop.find("of the 40 steps a 400-step job calls for"), std::string::npos) << cut.lr_stop;
+  EXPECT_NE(cut.lr_stop.find("take the rate as an upper end"), std::string::npos) << cut.lr_stop;
+}
+
 // A larger size that failed otherwise (a timeout) limits the batch with its status; a ramp that ends on flat
 // throughput, its largest size the fastest, is limited by throughput though no larger size ran.
 TEST_F(EngineFixture, StoresAFailureOrFlatThroughputAsTheBatchLimit) {

@@ -4,7 +4,9 @@
 
 #include <random>
 
+#include "trial/measurement.h"
 #include "trial/step_statistics.h"
+#include "trial/trial_result.h"
 
 namespace tune {
 namespace {
@@ -70,4 +72,34 @@ TEST(StepStatistics, CoverageOfTheTrueMedianIsAtLeast95Percent) {
 }
 
 }  // namespace
+}  // namespace tune
+
+namespace tune {
+namespace {
+
+// A learning-rate trial's result with these losses, scored as the worker scores it.
+TrialResult scored(const std::vector<double>& losses) {
+  TrialResult r;
+  r.status = TrialStatus::ok;
+  r.losses = losses;
+  r.score_loss = tail_mean_loss(losses);
+  check_late_divergence(r);
+  return r;
+}
+
+}  // namespace
+
+// A rate that blows up after a good start is diverged; a batch-1 run learning steadily, its single-sample losses
+// now and then far below the mean, is not (its lowest single step read as the minimum flagged it before).
+TEST(LateDivergence, ARiseFromTheSmoothedMinimumNotFromOneLuckySample) {
+  std::vector<double> blows_up, noisy;
+  for (int i = 0; i < 200; ++i) blows_up.push_back(i < 100 ? 6.9 - 0.04 * i : 2.9 + 0.04 * (i - 100));
+  for (int i = 0; i < 2048; ++i) noisy.push_back(i % 10 == 0 ? 1.9 : 6.9 - 1.5 * i / 2048.0);
+  const TrialResult diverged = scored(blows_up);
+  EXPECT_EQ(diverged.status, TrialStatus::diverged);
+  EXPECT_NE(diverged.error_message.find("diverged late"), std::string::npos) << diverged.error_message;
+  EXPECT_EQ(scored(noisy).status, TrialStatus::ok);
+  EXPECT_NEAR(lowest_window_mean({5, 1, 1, 5, 5, 5, 5, 5}), 1.0, 1e-12);  // window 2 of 8 losses
+}
+
 }  // namespace tune

@@ -21,8 +21,9 @@ namespace tune::cli {
 namespace {
 
 // 3: rows in the table's JSON form; each search's strategies and stop cause; 4: rows of table schema 4 (speed-up at
-// one batch, rate edges), each search's rate edge; 5: the screen's verdicts (screening)
-constexpr int kSearchJsonSchemaVersion = 5;
+// one batch, rate edges), each search's rate edge; 5: the screen's verdicts (screening); 6: each search's
+// learning-rate horizon (lr_horizon_steps) and the job it was chosen for (job_steps)
+constexpr int kSearchJsonSchemaVersion = 6;
 
 void print_outcomes(std::ostream& out, const SearchSummary& summary) {
   for (const auto& e : summary.screening) out << "- screen: " << e.backend << " " << e.precision << ": " << e.reason << "\n";
@@ -59,7 +60,8 @@ nlohmann::json searches_json(const SearchSummary& summary, const SearchSettings&
                          {"batch_tuner", settings.batch_tuner}, {"lr_tuner", settings.lr_tuner},
                          {"trials_run", b.trials_run}, {"trials_reused", b.trials_reused},
                          {"trial_seconds", b.trial_seconds}, {"ramp_stop", b.ramp_stop}, {"lr_stop", b.lr_stop},
-                         {"failure", b.failure}};
+                         {"failure", b.failure}, {"lr_horizon_steps", b.lr_horizon_steps},
+                         {"job_steps", b.job_steps}};
     if (b.best) {
       entry["batch_limit"] = to_string(b.best->stop.batch_limit);
       entry["lr_stop_cause"] = to_string(b.best->stop.lr_cause);
@@ -117,8 +119,8 @@ po::options_description tune_options() {
       ("backends", po::value<std::string>()->default_value("auto"), "comma-separated: eager, jit, cuda-graph, inductor[:MODE][:dynamic], hf-eager; auto: the instance's compilers, screened first")
       ("precisions", po::value<std::string>()->default_value("auto"), "comma-separated: fp32, bf16, fp16; auto: those the hardware runs fast, screened first")
       ("settings", po::value<std::string>()->default_value(default_search_settings_path()), "search settings YAML")
-      ("job-steps", po::value<double>(), "planned job length in steps: recommend compiling or not")
-      ("job-hours", po::value<double>(), "planned job length in hours: recommend compiling or not")
+      ("job-steps", po::value<double>(), "planned job length in steps: rates are ranked after a tenth of it (at least lr_train_steps); recommend compiling or not")
+      ("job-hours", po::value<double>(), "planned job length in hours (steps at each backend's measured step time): as --job-steps")
       ("tuner", po::value<std::string>(), "search strategy for the stage(s) it serves (see `tune tuners`)")
       ("tuner-option", po::value<std::vector<std::string>>()->composing(), "NAME=VALUE option of --tuner (repeatable)")
       ("max-trials", po::value<int>(), "at most this many trials per stage and backend")
@@ -127,6 +129,19 @@ po::options_description tune_options() {
       ("json", po::bool_switch(), "print the result as JSON");
   desc.add(training_flags());
   return desc;
+}
+
+// --job-steps N or --job-hours H (one of them, > 0); neither: no job, the default horizon.
+JobLength job_length(const po::variables_map& vm) {
+  JobLength job;
+  if (vm.count("job-steps") && vm.count("job-hours")) throw std::invalid_argument("give --job-steps or --job-hours, not both");
+  if (vm.count("job-steps")) job.steps = vm["job-steps"].as<double>();
+  if (vm.count("job-hours")) job.hours = vm["job-hours"].as<double>();
+  if (vm.count("job-steps") && !(job.steps >= 1))
+    throw std::invalid_argument(strf("--job-steps %g: expected a number of steps >= 1", job.steps));
+  if (vm.count("job-hours") && !(job.hours > 0))
+    throw std::invalid_argument(strf("--job-hours %g: expected a number of hours > 0", job.hours));
+  return job;
 }
 
 SearchRequest request_from(const po::variables_map& vm) {
@@ -148,6 +163,7 @@ SearchRequest request_from(const po::variables_map& vm) {
   request.seed = training.seed;
   request.data = training.data;
   request.weights_dir = training.weights;
+  request.job = job_length(vm);
   request.runs_dir = runs_dir_for_database(vm["db"].as<std::string>());
   return request;
 }

@@ -141,14 +141,21 @@ class SearchEngine::Stage : public TrialSource, public Budget {
   // The longest horizon of at most `wanted` steps (and at least `fewest`) at which `trials` learning-rate trials
   // at `batch` are predicted to fit the time left; `wanted` when even the fewest do not (the budget then cuts).
   int affordable_horizon(int batch, int wanted, int fewest, int trials) {
-    for (int steps = wanted; steps >= fewest; --steps) {
+    const auto fits = [&](int steps) {
       const int saved = horizon_;
       horizon_ = steps;
       const double each = predictor_.predict(engine_.make_spec(*this, Candidate{batch, 1e-3, 0}));
       horizon_ = saved;
-      if (engine_.elapsed() + trials * each <= deadline_) return steps;
+      return engine_.elapsed() + trials * each <= deadline_;
+    };
+    if (fits(wanted)) return wanted;
+    if (!fits(fewest)) return wanted;
+    int low = fewest, high = wanted;  // fits(low), !fits(high): a trial's predicted time grows with its steps
+    while (high - low > 1) {
+      const int mid = low + (high - low) / 2;
+      (fits(mid) ? low : high) = mid;
     }
-    return wanted;
+    return low;
   }
   TrialPurpose purpose() const { return purpose_; }
   const SearchRequest& request() const { return request_; }
@@ -386,19 +393,25 @@ BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const 
   return outcome;
 }
 
-// The learning-rate trials' horizon: lr_train_steps, or fewer when the trials the stage expects (the list and two
-// past its edges; a transferred rate's local check: three) are predicted not to fit what is left. Says so in the
-// progress and returns the words for the stage's stop reason ("" at the full horizon).
-std::string SearchEngine::choose_horizon(Stage& stage, int batch, bool transferred) {
-  const int wanted = settings_.lr_train_steps;
+// The learning-rate trials' horizon: the one the user's job calls for (engine/job_horizon.h; lr_train_steps
+// without a job), or fewer steps when the trials the stage expects (the list and two past its edges; a
+// transferred rate's local check: three) are predicted not to fit what is left. Says so in the progress, notes
+// the horizon and job in `outcome` and returns the words for the stage's stop reason.
+std::string SearchEngine::choose_horizon(Stage& stage, const ToldTrial& speed, bool transferred,
+                                         BackendOutcome& outcome) {
+  const int batch = speed.first.batch_size;
+  const double step_seconds = speed.second.samples_per_second > 0 ? batch / speed.second.samples_per_second : 0;
+  const double job_steps = job_steps_at(stage.request().job, step_seconds);
+  // A trial runs its warm-up and at least one more step, however short the job.
+  const int wanted = std::max(wanted_horizon(job_steps, settings_.lr_train_steps), settings_.warmup_steps + 1);
   const int listed = static_cast<int>(settings_.start_learning_rates(!stage.request().weights_dir.empty()).size());
   const int trials = transferred ? 3 : listed + 2;
   const int afforded = stage.affordable_horizon(batch, wanted, settings_.warmup_steps + 1, trials);
   stage.set_horizon(afforded);
-  if (afforded == wanted) return "";
-  const std::string words = strf("horizon %d of lr_train_steps %d steps (the budget affords %d trials of %d steps): "
-                                 "a shorter run ranks rates less like a long job does (reports/lr-horizon.md); ",
-                                 afforded, wanted, trials, afforded);
+  outcome.lr_horizon_steps = afforded;
+  outcome.job_steps = job_steps;
+  const std::string words = describe_short_horizon(afforded, wanted, job_steps, trials);
+  if (words.empty()) return describe_job_horizon(afforded, job_steps);
   progress_ << stage.label() << " learning-rate " << words.substr(0, words.size() - 2) << "\n";
   return words;
 }
@@ -453,7 +466,7 @@ void SearchEngine::finish_two_stage(Stage& stage, const DriveOutcome& ramp, Back
                                     std::optional<RateReference>& reference) {
   const int batch = ramp.best->first.batch_size;
   const auto lr_tuner = rate_tuner(stage.request(), batch, reference);
-  const std::string horizon = choose_horizon(stage, batch, reference.has_value() && settings_.lr_transfer);
+  const std::string horizon = choose_horizon(stage, *ramp.best, reference.has_value() && settings_.lr_transfer, outcome);
   const DriveOutcome lr = run_stage(*lr_tuner, stage, /*first_trial_free=*/true);
   outcome.lr_stop = horizon + lr.stop_reason;
   if (reference && settings_.lr_transfer)

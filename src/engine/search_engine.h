@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/job_horizon.h"
 #include "engine/screening.h"
 #include "engine/search_driver.h"
 #include "engine/search_settings.h"
@@ -35,6 +36,7 @@ struct SearchRequest {
   uint64_t seed = 0;
   DataSettings data;          // corpus, tokenizer, classification dataset (defaults when empty)
   std::string weights_dir;    // empty: random init
+  JobLength job;              // the user's planned job: the learning-rate trials' horizon follows it
   std::string runs_dir;     // one folder per trial under it
 };
 
@@ -46,6 +48,8 @@ struct BackendOutcome {
   std::string ramp_stop;   // why the batch stage ended
   std::string lr_stop;     // why the learning-rate stage ended
   std::string failure;     // set when the backend produced no usable result (e.g. compile_error: ...)
+  int lr_horizon_steps = 0;  // the learning-rate trials' steps (two-stage; 0: no rate stage ran)
+  double job_steps = 0;      // the job the horizon was chosen for, in steps (0: none given)
   int trials_run = 0;
   int trials_reused = 0;
   double trial_seconds = 0;  // wall time of every trial of the search, a reused one at its recorded time
@@ -89,7 +93,7 @@ class SearchEngine {
   std::unique_ptr<RateEdgeExtension> rate_tuner(const SearchRequest& request, int batch_size,
                                                 const std::optional<RateReference>& reference) const;
   void finish_time_to_loss(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome);
-  std::string choose_horizon(Stage& stage, int batch, bool transferred);
+  std::string choose_horizon(Stage& stage, const ToldTrial& speed, bool transferred, BackendOutcome& outcome);
   std::string check_second_seed(Stage& stage, const DriveOutcome& lr, BestConfig& best);
   BestConfig best_config(const Stage& stage, const ToldTrial& speed, const DriveOutcome& ramp) const;
   TrialSpec make_spec(const Stage& stage, const Candidate& candidate) const;

@@ -21,7 +21,7 @@ nlohmann::json curves_json(const BackendResult& r) {
                      {"compile_overhead_seconds", p.compile_overhead_seconds}});
   for (const auto& p : r.lr_curve)
     lr.push_back({{"learning_rate", p.learning_rate}, {"status", to_string(p.status)}, {"score_loss", p.score_loss},
-                  {"seeds", p.seeds}});
+                  {"seeds", p.seeds}, {"train_steps", p.train_steps}});
   return {{"batch_sizes", batch}, {"learning_rates", lr}};
 }
 
@@ -31,6 +31,13 @@ nlohmann::json runner_up_json(const BackendResult& r) {
   if (!second) return nullptr;
   return {{"learning_rate", second->learning_rate}, {"score_loss", second->score_loss},
           {"margin", r.runner_up_margin()}, {"seeds", second->seeds}};
+}
+
+// The steps the chosen rate was ranked after (null when no learning-rate trial at the chosen batch is stored).
+nlohmann::json lr_horizon_json(const BackendResult& r) {
+  for (const auto& p : r.lr_curve)
+    if (p.learning_rate == r.best.learning_rate) return p.train_steps;
+  return nullptr;
 }
 
 nlohmann::json backend_json(const BackendResult& r) {
@@ -44,7 +51,7 @@ nlohmann::json backend_json(const BackendResult& r) {
           {"compile_overhead_seconds", b.compile_overhead_seconds}, {"peak_memory_bytes", b.peak_memory_bytes},
           {"memory_limit_bytes", r.memory_limit_bytes}, {"lr_score_loss", b.lr_score_loss},
           {"flops_per_step", b.flops_per_step}, {"mfu", b.mfu}, {"trials_run", b.trials_run},
-          {"learning_rate_runner_up", runner_up_json(r)},
+          {"learning_rate_runner_up", runner_up_json(r)}, {"lr_horizon_steps", lr_horizon_json(r)},
           {"curves", curves_json(r)}};
 }
 

@@ -56,7 +56,10 @@ const char* const kRateEdgeNote =
 const char* const kRunnerUpNote =
     "\"(next +x%)\" after a learning rate: the runner-up rate's loss lies x% above the chosen one's; a margin "
     "within seed-to-seed noise (reports/lr-horizon.md) does not separate them. Within 1% (`seed_check_margin`), "
-    "both rates trained again from a second seed and the means decided: \"(next +x%, 2 seeds)\".";
+    "both rates trained again from a second seed and the means decided: \"(next +x%, 2 seeds)\". Rates are ranked by "
+    "the loss at the end of runs of `lr_horizon_steps` steps (the JSON's; 12 by default, a tenth of the job with "
+    "`--job-steps`): a ranking after H steps predicts the one after about 10 H (reports/lr-horizon.md), and a "
+    "longer job's best rate tends lower.";
 
 std::string learning_rate_cell(const BestConfig& best) {
   const RateEdge edge = best.stop.lr_edge;

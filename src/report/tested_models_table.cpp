@@ -28,7 +28,7 @@ LearningRatePoint rate_point(double rate, const std::vector<const StoredTrial*>&
   const StoredTrial* latest = nullptr;
   for (const StoredTrial* t : trials)
     if (t->spec.train_steps == steps) latest = t;
-  LearningRatePoint point{rate, TrialStatus::ok, 0, 0, {}};
+  LearningRatePoint point{rate, TrialStatus::ok, 0, 0, {}, steps};
   for (const StoredTrial* t : trials) {
     if (t->spec.train_steps != steps || t->spec.lr_schedule != latest->spec.lr_schedule ||
         t->spec.lr_warmup_steps != latest->spec.lr_warmup_steps)

@@ -14,8 +14,9 @@
 namespace tune {
 
 // 3: instance parts, batch limits, curves, trial counts and dates; 4: speed-up at one batch both ran (with that
-// batch, best vs best apart, the net overhead), each rate's edge mark; 5: seeds per rate (the second-seed check)
-constexpr int kTableJsonSchemaVersion = 5;
+// batch, best vs best apart, the net overhead), each rate's edge mark; 5: seeds per rate (the second-seed check);
+// 6: the steps each rate was ranked after (train_steps per rate, lr_horizon_steps per backend)
+constexpr int kTableJsonSchemaVersion = 6;
 
 struct BatchPoint {
   int batch_size = 0;
@@ -31,6 +32,7 @@ struct LearningRatePoint {
   double score_loss = 0;  // mean loss of the last steps (over its seeds); meaningless unless ok
   int seeds = 1;          // trials of this rate at its longest length, one per seed (the second-seed check)
   std::map<uint64_t, double> seed_scores;  // each seed's score: rates compare on the seeds both ran
+  int train_steps = 0;    // the length of the trials that speak for it: the horizon it was ranked at
 };
 
 // One backend's result in a row: its best config (with why its searches stopped) and the curves behind it.

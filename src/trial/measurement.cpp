@@ -99,15 +99,18 @@ void summarise_steps(const TrialSpec& spec, TrialResult& r) {
 
 // A rate too high often blows up after a good start, without ever reaching NaN: the loss climbs back far above
 // the lowest it reached. Far: more than 1 nat, and more than half of what it had gained from the first step.
+// "Lowest" is over windows as long as the score's tail: at batch 1 one step's loss is one sample's, and the
+// lowest single sample lies far below any mean (a batch-1 trial learning steadily read as diverged).
 void check_late_divergence(TrialResult& r) {
   if (!r.ok() || r.losses.size() < 4) return;
-  const double lowest = *std::min_element(r.losses.begin(), r.losses.end());
+  const double lowest = lowest_window_mean(r.losses);
   const double rise = r.score_loss - lowest, gained = r.losses.front() - lowest;
   if (!(rise > std::max(1.0, 0.5 * gained))) return;
   r.status = TrialStatus::diverged;
   r.error_stage = "step";
-  r.error_message = strf("the loss rose from its lowest %.3f to a tail mean of %.3f (first step %.3f): diverged late",
-                         lowest, r.score_loss, r.losses.front());
+  r.error_message = strf("the loss rose from its lowest mean over %zu steps %.3f to a tail mean of %.3f (first "
+                         "step %.3f): diverged late", tail_window(r.losses.size()), lowest, r.score_loss,
+                         r.losses.front());
 }
 
 }  // namespace tune

@@ -11,9 +11,22 @@ void to_json(nlohmann::json& j, TrialStatus status) { j = to_string(status); }
 
 void from_json(const nlohmann::json& j, TrialStatus& status) { status = parse_trial_status(j.get<std::string>()); }
 
+size_t tail_window(size_t losses) { return std::max<size_t>(2, losses / 4); }
+
+double lowest_window_mean(const std::vector<double>& losses) {
+  if (losses.empty()) return 0;
+  const size_t n = std::min(losses.size(), tail_window(losses.size()));
+  double sum = std::accumulate(losses.begin(), losses.begin() + n, 0.0), lowest = sum;
+  for (size_t i = n; i < losses.size(); ++i) {
+    sum += losses[i] - losses[i - n];
+    lowest = std::min(lowest, sum);
+  }
+  return lowest / static_cast<double>(n);
+}
+
 double tail_mean_loss(const std::vector<double>& losses) {
   if (losses.empty()) return 0;
-  const size_t n = std::max<size_t>(2, losses.size() / 4);
+  const size_t n = tail_window(losses.size());
   const size_t from = losses.size() > n ? losses.size() - n : 0;
   return std::accumulate(losses.begin() + from, losses.end(), 0.0) / static_cast<double>(losses.size() - from);
 }

@@ -77,5 +77,10 @@ TrialResult failed_result(TrialStatus status, const std::string& stage, const st
 // A learning-rate trial's score: the mean of the last quarter of its losses (at least 2 steps), less
 // fooled by one noisy batch than the last loss; 0 for no losses.
 double tail_mean_loss(const std::vector<double>& losses);
+// The number of last losses that score averages over: a quarter of them, at least 2.
+size_t tail_window(size_t losses);
+// The lowest mean over any tail_window-long run of consecutive losses: a smoothed minimum (one step's loss at a
+// small batch is one noisy sample's); 0 for no losses.
+double lowest_window_mean(const std::vector<double>& losses);
 
 }  // namespace tune
