@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "trial/backend_label.h"
 #include "util/table_format.h"
 
 namespace tune {
@@ -18,7 +19,7 @@ std::vector<std::string> default_precisions(const Instance& instance) {
 }
 
 std::vector<std::string> default_backends(const Instance& instance) {
-  std::vector<std::string> out{"eager", "jit", "inductor"};
+  std::vector<std::string> out{kNativeBackend, "jit", "inductor"};
   if (instance.device != "cpu") out.push_back("cuda-graph");
   return out;
 }

@@ -97,7 +97,7 @@ class SearchEngine::Stage : public TrialSource, public Budget {
     ++outcome_.trials_run;
     predictor_.observe_run(spec, result);
     note(spec, result);
-    if (result.ok() && spec.step.backend != "eager" && spec.purpose == TrialPurpose::throughput)
+    if (result.ok() && spec.step.backend != kNativeBackend && spec.purpose == TrialPurpose::throughput)
       progress << "\ntune: compiled training step (backend=" << spec.step.backend << ") in "
                << strf("%.2f s", result.compile_seconds) << ": " << result.compile_info << "\n"
                << describe_overhead(spec, result) << "\n  -> ";
@@ -242,7 +242,7 @@ std::vector<ScreenEntry> SearchEngine::screen(const SearchRequest& request) {
       const TrialResult result = stage.stored_or_run({batch, settings_.ramp_learning_rate, 0});
       entries.push_back({backend, precision, batch, result, true, ""});
     }
-  judge_screen(entries, "eager", settings_.screen_keep_share);
+  judge_screen(entries, kNativeBackend, settings_.screen_keep_share);
   for (const auto& e : entries) progress_ << "tune: screen: " << e.backend << " " << e.precision << ": " << e.reason << "\n";
   return entries;
 }
@@ -384,7 +384,7 @@ BackendOutcome SearchEngine::search_backend(const SearchRequest& request, const 
   outcome.ramp_stop = ramp.stop_reason;
   if (!ramp.best) {
     outcome.failure = "no batch size ran: " + outcome.ramp_stop;
-    if (backend != "eager") outcome.failure += "; falls back to eager";
+    if (backend != kNativeBackend) outcome.failure += "; falls back to eager";
     return outcome;
   }
   stage.next_stage(TrialPurpose::learning_rate, backend_end);

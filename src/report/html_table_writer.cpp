@@ -6,6 +6,7 @@
 
 #include "instance/instance.h"
 #include "report/svg_chart.h"
+#include "trial/backend_label.h"
 #include "report/table_cells.h"
 #include "report/table_writer.h"
 #include "util/duration.h"
@@ -48,11 +49,11 @@ constexpr const char* kNativeColor = "#1f77b4";
 constexpr const char* kFailureColor = "#d62728";
 
 std::string backend_color(const TableRow& row, const std::string& backend) {
-  if (backend == "eager") return kNativeColor;
+  if (backend == kNativeBackend) return kNativeColor;
   size_t compiled_index = 0;
   for (const auto& b : row.backends) {
     if (b.backend == backend) break;
-    if (b.backend != "eager") ++compiled_index;
+    if (b.backend != kNativeBackend) ++compiled_index;
   }
   return kPalette[compiled_index % (sizeof kPalette / sizeof kPalette[0])];
 }

@@ -6,6 +6,7 @@
 #include <map>
 #include <tuple>
 
+#include "trial/backend_label.h"
 #include "util/table_format.h"
 
 namespace tune {
@@ -95,7 +96,7 @@ TableRow start_row(const StudyKey& k) {
 }
 
 // hf-eager (Hugging Face's module run eagerly in Python) is a reference row: neither native nor compiled.
-bool is_compiled(const std::string& backend) { return backend != "eager" && backend != "hf-eager"; }
+bool is_compiled(const std::string& backend) { return backend != kNativeBackend && backend != "hf-eager"; }
 
 const BatchPoint* ran_ok(const BackendResult& r, int batch) {
   for (const auto& p : r.batch_curve)
@@ -129,11 +130,11 @@ void compare_at_equal_batch(TableRow& row) {
 // Eager first, then by name; then points native and compiled at their results and compares them.
 void finish_row(TableRow& row) {
   std::sort(row.backends.begin(), row.backends.end(), [](const BackendResult& a, const BackendResult& b) {
-    return std::make_pair(a.backend != "eager", a.backend) < std::make_pair(b.backend != "eager", b.backend);
+    return std::make_pair(a.backend != kNativeBackend, a.backend) < std::make_pair(b.backend != kNativeBackend, b.backend);
   });
   for (size_t i = 0; i < row.backends.size(); ++i) {
     const BackendResult& b = row.backends[i];
-    if (b.backend == "eager") row.native = i;
+    if (b.backend == kNativeBackend) row.native = i;
     else if (is_compiled(b.backend) &&
              (!row.compiled || b.best.samples_per_second > row.backends[*row.compiled].best.samples_per_second))
       row.compiled = i;

@@ -8,6 +8,9 @@
 
 namespace tune {
 
+// The native step (eager libtorch): the baseline of every speed-up, the screen's and the table's.
+constexpr const char* kNativeBackend = "eager";
+
 // Not a label: the paired-backend name of tune regress's calibration workload (trial/calibration_step.h).
 constexpr const char* kCalibrationBackend = "calibration";
 
