@@ -9,7 +9,6 @@ namespace tune {
 struct JobLength {
   double steps = 0;
   double hours = 0;
-  bool given() const { return steps > 0 || hours > 0; }
 };
 
 // reports/lr-horizon.md: the ranking of rates after H steps agrees with their ranking after 10 H steps (median
