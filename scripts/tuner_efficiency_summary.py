@@ -4,11 +4,9 @@
 # floor from identical grid reruns, and the default ladder's regret per start batch replayed on each grid.
 import argparse, glob, json, os, re, statistics
 
+from tuner_efficiency_report import pct
+
 GOAL_REGRET, GOAL_COST = 0.03, 0.25
-
-
-def pct(x):
-    return "–" if x is None else "%+.1f%%" % (100 * x)
 
 
 def replay_rows(path, lr_tuner):
