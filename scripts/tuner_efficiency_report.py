@@ -163,6 +163,9 @@ def summarise(runs):
 def machine():
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True).stdout.strip()
+    # Measured with changes not yet committed: the report says so (they land in the commit after it).
+    if subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True).stdout.strip():
+        commit += " with the next commit's changes in its working tree"
     return {"cpu": cpu, "cores": os.cpu_count(), "host": platform.node(), "commit": commit}
 
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # Summarises the tuner efficiency benchmark (scripts/tuner-efficiency) over families and seeds: per run the
 # grid's best and each strategy's regret and cost, medians per family and overall against the goal, the noise
-# floor from identical grid reruns, and the default ladder's regret per start batch replayed on each grid.
+# floor from identical grid reruns, the seed floor (one seed's best on another seed's grid), and the default
+# ladder's regret per start batch replayed on each grid.
 import argparse, glob, json, os, re, statistics
 
 from tuner_efficiency_report import pct
@@ -30,6 +31,17 @@ def grid_edges(report):
     return ", ".join(edges), rates, batches
 
 
+def rate_regret(report, run):
+    """Steps the run's own trial needed to the target over the grid's fewest at the same batch, minus one: the
+    rate's share of the regret, free of timing (loss curves replay exactly). None without a choice or a grid
+    trial reaching the target at that batch."""
+    at_batch = [t["steps_to_target"] for t in report["grid_trials"]
+                if t["reaches_target"] and t["batch_size"] == run.get("batch_size")]
+    if not at_batch or not run.get("steps_to_target"):
+        return None
+    return run["steps_to_target"] / min(at_batch) - 1
+
+
 def run_entry(report, replay):
     edges, rates, batches = grid_edges(report)
     entry = {"model": report["model"], "seed": report["seed"], "target_loss": report["target_loss"],
@@ -37,7 +49,11 @@ def run_entry(report, replay):
                  k: report["judged_best"][k] for k in ("batch_size", "learning_rate", "steps_to_target", "seconds_on_clock")},
              "grid_best_at_edge": edges, "grid_rates": rates, "grid_batches": batches,
              "grid_cost_seconds": report["grid_cost_seconds"], "strategies": report["strategies"],
-             "ladder_regret_by_start_batch": {str(k): v for k, v in sorted(replay.items())}}
+             "ladder_regret_by_start_batch": {str(k): v for k, v in sorted(replay.items())},
+             # every run of every strategy: its regret on the judge's clock and its rate's share, free of timing
+             "run_regrets": [{"strategy": r["strategy"], "repeat": r["repeat"], "batch_size": r.get("batch_size"),
+                              "learning_rate": r.get("learning_rate"), "judged_regret": r.get("judged_regret"),
+                              "rate_regret": rate_regret(report, r)} for r in report["runs"]]}
     grids = [r for r in report["runs"] if r["strategy"] == "grid"]
     if len(grids) > 1:  # identical reruns: their own-clock times and costs differ by the machine's noise alone
         times = [g["seconds_to_target"] for g in grids]
@@ -47,16 +63,48 @@ def run_entry(report, replay):
     return entry
 
 
+def judged_grid(report):
+    """(batch, rate) -> seconds to the target on the report's judge's clock, for the grid trials that reached it."""
+    clock = {int(b): t for b, t in report["clock_step_seconds"].items()}
+    return {(t["batch_size"], t["learning_rate"]): t["steps_to_target"] * clock[t["batch_size"]]
+            for t in report["grid_trials"] if t["reaches_target"] and t["batch_size"] in clock}
+
+
+def seed_floor(reports):
+    """The grid's best at one seed, judged on another seed's grid of the same family (its own target and clock):
+    what the exhaustive search's answer loses to a new seed (init and data order), None where it never got there."""
+    floor = []
+    for a in reports:
+        for b in reports:
+            if a is b or a["model"] != b["model"]:
+                continue
+            best = a["judged_best"]
+            there = judged_grid(b)
+            seconds = there.get((best["batch_size"], best["learning_rate"]))
+            floor.append({"model": a["model"], "from_seed": a["seed"], "to_seed": b["seed"],
+                          "batch_size": best["batch_size"], "learning_rate": best["learning_rate"],
+                          "regret": seconds / min(there.values()) - 1 if seconds else None})
+    return floor
+
+
+def floor_median(floor):
+    """Median regret over the transfers, one that never reached the target counting as the worst."""
+    values = sorted(f["regret"] if f["regret"] is not None else float("inf") for f in floor)
+    return statistics.median(values) if values else None
+
+
 def medians(entries, strategy):
     picked = [s for e in entries for s in e["strategies"] if s["strategy"] == strategy]
     regrets = [s["judged_regret_median"] for s in picked if s["judged_regret_median"] is not None]
+    rate = [r["rate_regret"] for e in entries for r in e["run_regrets"]
+            if r["strategy"] == strategy and r["rate_regret"] is not None]
     shares = [s["cost_share_median"] for s in picked]
     if not picked:
         return None
     regret = statistics.median(regrets) if len(regrets) == len(picked) else None
     share = statistics.median(shares)
     return {"runs": len(picked), "regret_median": regret, "regret_max": max(regrets) if regrets else None,
-            "cost_share_median": share,
+            "cost_share_median": share, "rate_regret_median": statistics.median(rate) if rate else None,
             "meets_goal": regret is not None and regret <= GOAL_REGRET and share <= GOAL_COST}
 
 
@@ -85,14 +133,19 @@ def markdown(doc):
                        f"{s['strategy']} | {choices} | {pct(s['judged_regret_median'])} | "
                        f"{100 * s['cost_share_median']:.0f}% | {'yes' if s['meets_goal'] else 'no'} |")
     out += ["", "Medians over the runs (each run's own median over its repeats first):", "",
-            "| strategy | over | runs | regret (median) | regret (max) | cost / grid (median) | goal on the medians |",
-            "|---|---|---|---|---|---|---|"]
+            "| strategy | over | runs | regret (median) | regret (max) | cost / grid (median) | goal on the medians "
+            "| rate regret at its batch (median over every run) |", "|---|---|---|---|---|---|---|---|"]
     for m in doc["medians"]:
         out.append(f"| {m['strategy']} | {m['over']} | {m['runs']} | {pct(m['regret_median'])} | {pct(m['regret_max'])} "
-                   f"| {100 * m['cost_share_median']:.0f}% | {'yes' if m['meets_goal'] else 'no'} |")
+                   f"| {100 * m['cost_share_median']:.0f}% | {'yes' if m['meets_goal'] else 'no'} "
+                   f"| {pct(m['rate_regret_median'])} |")
+    out += ["", "Rate regret at its batch: the steps the strategy's own trial needed to reach the target over the "
+            "fewest any grid rate needed at the same batch, minus one. Loss curves replay exactly, so it is the "
+            "rate's share of the regret, free of timing; a rate between the grid's can be below zero."]
     starts = sorted({int(k) for e in doc["runs"] for k in e["ladder_regret_by_start_batch"]})
     out += ["", f"Regret of the default ladder ({doc['lr_tuner']}) by the batch it starts from, replayed on each "
-            "run's recorded grid (its whole rate list and batch range; no throughput stage, so the start is forced):", "",
+            "run's recorded grid (the strategies' own rate list, the grid's curves interpolated between its rates; its batch "
+            "range; no throughput stage, so the start is forced):", "",
             "| family | seed | " + " | ".join(f"start {s}" for s in starts) + " |", "|---|---|" + "---|" * len(starts)]
     for e in doc["runs"]:
         row = e["ladder_regret_by_start_batch"]
@@ -110,6 +163,24 @@ def markdown(doc):
                     + ", ".join(f"{c:.0f} s" for c in n["cost_seconds"]) + f" ({100 * n['cost_spread']:.1f}% apart). ")
     out[-1] += ("Regret judged on one clock is free of it; a cost share carries it (a share of 25% reads 25% +- "
                 "half that spread).")
+    grids = [r for e in doc["runs"] for r in e["run_regrets"] if r["strategy"] == "grid" and r["judged_regret"] is not None]
+    if grids:
+        worst = max(grids, key=lambda r: r["judged_regret"])
+        out += ["", f"Timing floor: the grid's own choice (on its own clock: each batch's median step time over its "
+                f"trials) judged on the judge's clock: median {pct(statistics.median(r['judged_regret'] for r in grids))}, "
+                f"max {pct(worst['judged_regret'])} over {len(grids)} grid runs. The exhaustive search misses by this "
+                "much when its batches' step times were measured minutes apart: the VM's speed drifts between minutes "
+                "by more than batch sizes that tie differ, and only the judge's round-robin clock averages it out."]
+    floor = doc["seed_floor"]
+    if floor:
+        out += ["", "Seed floor: the grid's best at one seed (an exhaustive search's answer), judged on the same "
+                "family's grid at the other seed (another init and data order; its own target and clock). Regrets at one "
+                "seed smaller than this are within what the job's seed alone changes.", "",
+                "| family | best at seed | config | its regret at seed |", "|---|---|---|---|"]
+        for f in floor:
+            out.append(f"| {f['model']} | {f['from_seed']} | {f['batch_size']} @ {f['learning_rate']:.0e} | "
+                       f"{f['to_seed']}: {pct(f['regret']) if f['regret'] is not None else 'never reached the target'} |")
+        out.append(f"| median | | | {pct(doc['seed_floor_median']) if doc['seed_floor_median'] is not None else 'never'} |")
     return "\n".join(out) + "\n"
 
 
@@ -132,10 +203,12 @@ def main():
             m = medians([e for e in runs if e["model"] == model], strategy)
             if m: med.append(dict(m, strategy=strategy, over=model))
         med.append(dict(medians(runs, strategy), strategy=strategy, over="all families and seeds"))
-    doc = {"schema": "tune-tuner-efficiency-summary", "schema_version": 1, "command": reports[0]["command"],
+    doc = {"schema": "tune-tuner-efficiency-summary", "schema_version": 2, "command": reports[0]["command"],
            "date": reports[-1]["date"], "commit": reports[0]["machine"]["commit"],
            "machine": f"{reports[0]['machine']['cpu']} ({reports[0]['machine']['cores']} cores)",
-           "lr_tuner": lr_tuner, "runs": runs, "medians": med}
+           "lr_tuner": lr_tuner, "runs": runs, "medians": med, "seed_floor": seed_floor(reports)}
+    floor = floor_median(doc["seed_floor"])
+    doc["seed_floor_median"] = floor if floor != float("inf") else None  # None: most transfers never reached it
     with open(a.out + ".json", "w") as f:
         json.dump(doc, f, indent=2)
     with open(a.out + ".md", "w") as f:

@@ -804,6 +804,47 @@ TEST_F(EngineFixture, ScreenSearchesOnlyWhatCanWin) {
   EXPECT_EQ(named.backends.size(), 4u);
 }
 
+// The screen's trials share screen_budget_share of the budget: a compile slower than its pair's share is stopped
+// as a timeout and dropped, saying why; a larger budget tries it again (a timeout under a shorter limit is no
+// answer) and keeps it.
+TEST_F(EngineFixture, TheScreenIsHeldToItsShareOfTheBudget) {
+  Database db((dir / "t.db").string());
+  request.backends = {"eager", "slowcompile"};
+  request.precisions = {"fp32"};
+  request.screen = true;
+  settings.screen_budget_share = 0.5;
+  settings.trial_timeout_seconds = 3000;  // the compile takes 2000 s
+  std::map<std::string, std::vector<double>> limits;  // backend -> each screen trial's timeout
+  auto search_within = [&](double budget) {
+    SearchEngine engine(db, [&](const TrialSpec& s, const std::string&) {
+      if (s.purpose == TrialPurpose::throughput && s.batch_size == 8) limits[s.step.backend].push_back(s.timeout_seconds);
+      if (s.step.backend != "slowcompile") return simulated_trial(s);
+      if (s.timeout_seconds < 2000) return failed_result(TrialStatus::timeout, "compile", "ran past its time limit");
+      TrialSpec as_jit = s;
+      as_jit.step.backend = "jit";
+      return simulated_trial(as_jit);
+    }, settings, progress);
+    return engine.run(request, budget);
+  };
+  const auto small = search_within(3600);  // 1800 s for 2 pairs: 900 s, then what eager left, 1800 s
+  ASSERT_EQ(small.screening.size(), 2u);
+  for (const auto& e : small.screening) {
+    EXPECT_EQ(e.kept, e.backend == "eager") << e.backend << ": " << e.reason;
+    if (e.backend == "slowcompile")
+      EXPECT_NE(e.reason.find("dropped: timeout"), std::string::npos) << e.reason;
+    if (e.backend == "slowcompile")
+      EXPECT_NE(e.reason.find("screen's 50% of the budget"), std::string::npos) << e.reason;
+  }
+  for (const auto& [backend, seconds] : limits)
+    for (double limit : seconds) EXPECT_LE(limit, 1800.0 + 1) << backend;
+
+  const auto large = search_within(4 * 3600);  // 7200 s: over trial_timeout
+  ASSERT_EQ(limits["slowcompile"].size(), 2u);  // run again, not reused from the store
+  EXPECT_DOUBLE_EQ(limits["slowcompile"].back(), settings.trial_timeout_seconds);
+  for (const auto& e : large.screening)
+    if (e.backend == "slowcompile") EXPECT_TRUE(e.kept) << e.precision << ": " << e.reason;
+}
+
 // A precision that can win keeps its native and its fastest compiler (the row's compile-or-not answer) even when
 // that compiler is slow; a slower second compiler is dropped, and so is every pair of a precision that cannot win.
 TEST(Screening, AKeptPrecisionKeepsItsNativeAndFastestCompiler) {

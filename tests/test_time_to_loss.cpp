@@ -252,19 +252,18 @@ TEST(TimeToLossStage, TheLadderWalksUpWhenHalvingCannotImprove) {
   EXPECT_GT(stage.outcome.best->candidate.batch_size, 1);
 }
 
-// lr_sweep's first rung walks from the listed rate nearest the sqrt-scaled reference rate, and every trial
-// of a rung is capped alike (the best time before the rung), so the walk compares losses at equal lengths.
-TEST(TimeToLossStage, TheFirstRungWalksFromTheScaledReferenceRateAndEachRungRunsOneLength) {
+// lr_sweep's first rung tries every listed rate (the rates are no unimodal landscape to walk), and every trial
+// of a rung is capped alike (the best time before the rung), so the rung compares losses at equal lengths.
+TEST(TimeToLossStage, TheFirstRungTriesEveryListedRateAndEachRungRunsOneLength) {
   const ReplayLandscape landscape = bert_tiny_landscape();
   const TimeToLossPlan plan = landscape_plan(landscape, "lr_sweep");
   const ReplayedStage stage = replay_stage(plan, landscape);
-  ASSERT_GE(stage.outcome.trials.size(), 3u);
-  const double scaled = 1e-4 * std::sqrt(plan.throughput_batch / 4.0);
   const auto& rates = plan.lr_space.learning_rates;
-  const double nearest = *std::min_element(rates.begin(), rates.end(), [&](double a, double b) {
-    return std::fabs(std::log(a / scaled)) < std::fabs(std::log(b / scaled));
-  });
-  EXPECT_DOUBLE_EQ(stage.outcome.trials[1].candidate.learning_rate, nearest);
+  ASSERT_GT(stage.outcome.trials.size(), rates.size());
+  for (size_t i = 0; i < rates.size(); ++i) {
+    EXPECT_EQ(stage.outcome.trials[1 + i].candidate.batch_size, plan.throughput_batch);
+    EXPECT_DOUBLE_EQ(stage.outcome.trials[1 + i].candidate.learning_rate, rates[i]);
+  }
   std::map<int, int> steps_of_rung;
   for (size_t i = 1; i < stage.outcome.trials.size(); ++i) {
     const Candidate& c = stage.outcome.trials[i].candidate;
@@ -293,34 +292,78 @@ TEST(TimeToLossStage, TheBestIsChosenOnTheMedianOverEveryProcessThatRanTheBatch)
   EXPECT_DOUBLE_EQ(stage.outcome.best->seconds_to_target, truth.outcome.best->seconds_to_target);
 }
 
+// Batch 4 reaches the target 15% sooner than batch 8 (112 steps of 1 ms against 66 of 2 ms), but the throughput
+// stage misread its step as 1.4 ms: at that time it looks slower. Its rung still runs long enough to get there
+// (the cap's margin over the best time before it), and its three trials' own 1 ms step times outvote the misread
+// one, so the walk takes batch 4 as an improvement and the stage chooses it. With a 10% margin it never reaches.
+TEST(TimeToLossStage, AMisreadStepTimeIsOutvotedByTheRungsOwnTrials) {
+  TimeToLossPlan plan;
+  plan.target = {5.0, 1024, 8, 1e-3};  // a given target: no reference trial
+  plan.step_seconds = {{4, 0.0014}, {8, 0.002}};
+  plan.throughput_batch = 8;
+  plan.max_batch_size = 8;
+  plan.lr_space = lr_stage_space();
+  plan.lr_space.learning_rates = {1e-3, 1e-2};
+  const std::map<int, double> true_step{{4, 0.001}, {8, 0.002}};
+  MadeUpTrials source([&](const Candidate& c) {
+    TrialResult r;
+    r.status = TrialStatus::ok;
+    const double slope = c.batch_size == 8 ? 0.1 : 0.0625;  // loss per step: batch 8 learns more per step
+    for (int step = 1; step <= c.train_steps; ++step) r.losses.push_back(10.0 - slope * step);
+    r.score_loss = tail_mean_loss(r.losses);
+    r.step_time_median = true_step.at(c.batch_size);
+    return r;
+  });
+  for (const double margin : {0.5, 0.1}) {
+    plan.time_cap_margin = margin;
+    TimeToLossLadder ladder(plan);
+    drive(ladder, source);
+    const TimeToLossOutcome outcome = ladder.outcome(false);
+    ASSERT_TRUE(outcome.best);
+    EXPECT_EQ(outcome.best->candidate.batch_size, margin == 0.5 ? 4 : 8) << "margin " << margin << ": " << outcome.stop;
+    if (margin == 0.5) {
+      EXPECT_NEAR(outcome.step_seconds.at(4), 0.001, 1e-12);
+      EXPECT_EQ(outcome.best->steps_to_target, 112);
+      EXPECT_NE(outcome.stop.find("batch 4 is the smallest in range"), std::string::npos) << outcome.stop;
+    }
+  }
+}
+
 // Only the reference config (batch 4) ever reaches the target: the rungs above it go on halving (they never
-// reach), the rung at batch 4 is judged with the reference trial, and batch 2, no faster, ends the ladder
-// rather than walking on to batch 1.
-TEST(TimeToLossStage, ARungIsJudgedWithEveryEarlierTrialAtItsBatch) {
+// reach), the rung at batch 4 is judged with the reference trial, and the walk goes on past one rung no faster
+// than it (batch 2) to end after the second (batch 1); with walk_patience 1, batch 2 ends it.
+TEST(TimeToLossStage, ARungIsJudgedWithEveryEarlierTrialAtItsBatchAndAWalkEndsAfterPatienceMisses) {
   TimeToLossPlan plan;
   plan.target = {0, 64, 4, 3e-4};  // a rate no rung tries: the rungs scale from 1e-3, the list's
   plan.step_seconds = {{1, 0.001}, {2, 0.0015}, {4, 0.002}, {8, 0.003}};
   plan.throughput_batch = 8;
+  plan.max_batch_size = 8;
   plan.lr_space = lr_stage_space();
   plan.lr_space.learning_rates = {1e-4, 1e-3, 1e-2};
-  std::vector<Candidate> ran;
-  MadeUpTrials source([&](const Candidate& c) {
-    ran.push_back(c);
-    TrialResult r;
-    r.status = TrialStatus::ok;
-    const bool reference = c.batch_size == 4 && c.learning_rate == 3e-4;
-    for (int step = 0; step < c.train_steps; ++step) r.losses.push_back(reference ? 10.0 - step * 0.1 : 10.0);
-    r.score_loss = tail_mean_loss(r.losses);
-    r.step_time_median = plan.step_seconds.at(c.batch_size);
-    return r;
-  });
-  TimeToLossLadder ladder(plan);
-  drive(ladder, source);
-  const TimeToLossOutcome outcome = ladder.outcome(false);
-  ASSERT_TRUE(outcome.best);
-  EXPECT_EQ(outcome.best->candidate.batch_size, 4);
-  EXPECT_NE(outcome.stop.find("batch 2 did not improve on batch 4"), std::string::npos) << outcome.stop;
-  EXPECT_TRUE(std::none_of(ran.begin(), ran.end(), [](const Candidate& c) { return c.batch_size == 1; }));
+  for (const int patience : {2, 1}) {
+    plan.walk_patience = patience;
+    std::vector<Candidate> ran;
+    MadeUpTrials source([&](const Candidate& c) {
+      ran.push_back(c);
+      TrialResult r;
+      r.status = TrialStatus::ok;
+      const bool reference = c.batch_size == 4 && c.learning_rate == 3e-4;
+      for (int step = 0; step < c.train_steps; ++step) r.losses.push_back(reference ? 10.0 - step * 0.1 : 10.0);
+      r.score_loss = tail_mean_loss(r.losses);
+      r.step_time_median = plan.step_seconds.at(c.batch_size);
+      return r;
+    });
+    TimeToLossLadder ladder(plan);
+    drive(ladder, source);
+    const TimeToLossOutcome outcome = ladder.outcome(false);
+    ASSERT_TRUE(outcome.best);
+    EXPECT_EQ(outcome.best->candidate.batch_size, 4);
+    const bool ran_batch_1 = std::any_of(ran.begin(), ran.end(), [](const Candidate& c) { return c.batch_size == 1; });
+    EXPECT_EQ(ran_batch_1, patience == 2);
+    const std::string missed = patience == 2 ? "batch 2, 1 did not improve on batch 4" : "batch 2 did not improve on batch 4";
+    EXPECT_NE(outcome.stop.find("batch ladder down: " + missed), std::string::npos) << outcome.stop;
+    EXPECT_NE(outcome.stop.find("up: batch 8 is the largest in range"), std::string::npos) << outcome.stop;
+  }
 }
 
 TEST(TimeToLossStage, ABudgetStopEndsTheStageWithTheBestSoFar) {

@@ -5,6 +5,8 @@
 #include <limits>
 #include <map>
 #include <optional>
+#include <sstream>
+#include <string>
 
 #include "engine/replay_landscape.h"
 #include "engine/tuner_replay.h"
@@ -107,12 +109,37 @@ std::vector<std::string> row(const std::string& name, const std::string& start, 
           strf("%.0f%%", 100 * r.cost_seconds / grid_cost)};
 }
 
+std::string rate_list(const std::vector<double>& rates) {
+  std::string out;
+  for (double r : rates) out += (out.empty() ? "" : ", ") + strf("%.1e", r);
+  return out;
+}
+
+// `--rates A,B,...` anywhere in the arguments: the strategies' list (the engine's, say) instead of the grid's;
+// rates between the grid's are replayed on curves interpolated between its neighbours. Removed from argv.
+std::optional<std::vector<double>> take_rates_option(int& argc, char** argv) {
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) != "--rates") continue;
+    std::vector<double> rates;
+    std::stringstream list(argv[i + 1]);
+    for (std::string rate; std::getline(list, rate, ',');) rates.push_back(std::stod(rate));
+    std::sort(rates.begin(), rates.end());
+    for (int j = i; j + 2 <= argc; ++j) argv[j] = argv[j + 2];
+    argc -= 2;
+    return rates;
+  }
+  return std::nullopt;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  const std::optional<std::vector<double>> strategy_rates = take_rates_option(argc, argv);
   if (argc < 2) {
-    std::cerr << "usage: replay_efficiency GRID.db [target_samples reference_batch reference_lr [overhead_s]]\n"
-                 "  overhead_s: replay with this per-trial overhead instead of the recorded one (what-if)\n";
+    std::cerr << "usage: replay_efficiency GRID.db [target_samples reference_batch reference_lr [overhead_s]] "
+                 "[--rates A,B,...]\n"
+                 "  overhead_s: replay with this per-trial overhead instead of the recorded one (what-if)\n"
+                 "  --rates: the strategies' learning rates (default: the grid's own list)\n";
     return 2;
   }
   const TimeToLossTarget target{0, argc > 2 ? std::stoi(argv[2]) : 256, argc > 3 ? std::stoi(argv[3]) : 8,
@@ -131,13 +158,17 @@ int main(int argc, char** argv) {
     const bool joint = tuner_supports(name, StageObjective::throughput);  // it searches batch sizes too: once
     for (int start : {1, 2, 4, 8, 16, 32})
       if (rec.plan.step_seconds.count(start) && (!joint || start == 1))
-        rows.push_back(row(name, joint ? "joint" : std::to_string(start), replay(rec, rates, name, start, true),
+        rows.push_back(row(name, joint ? "joint" : std::to_string(start),
+                           replay(rec, strategy_rates ? *strategy_rates : rates, name, start, true),
                            best.seconds_to_target, truth.cost_seconds));
   }
   std::cout << strf("Replayed on the recorded grid (%s): target %.4f, best batch %d lr %.2e in %.3f s; the full grid "
-                    "costs %.1f s replayed (trial overhead %.1f s each); learning-rate trials only (no throughput stage).\n\n",
+                    "costs %.1f s replayed (trial overhead %.1f s each); learning-rate trials only (no throughput stage). "
+                    "The strategies' rates: %s.\n\n",
                     argv[1], truth.outcome.target_loss, best.candidate.batch_size, best.candidate.learning_rate,
-                    best.seconds_to_target, truth.cost_seconds, rec.trial_overhead);
+                    best.seconds_to_target, truth.cost_seconds, rec.trial_overhead,
+                    strategy_rates ? (rate_list(*strategy_rates) + " (between the grid's rates, its curves interpolated)").c_str()
+                                   : "the grid's own");
   write_markdown_table(std::cout, {"strategy", "ladder start batch", "batch", "lr", "s to target", "regret", "trials",
                                    "cost s", "cost / grid"}, rows);
   return 0;

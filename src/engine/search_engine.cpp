@@ -79,7 +79,9 @@ class SearchEngine::Stage : public TrialSource, public Budget {
   std::optional<TrialResult> stored(const Candidate& candidate) override {
     const TrialSpec spec = engine_.make_spec(*this, candidate);
     const auto found = engine_.db_.find_trial(outcome_.study_id, spec.config_key());
-    if (!found) return std::nullopt;
+    // A trial stopped at a shorter limit (the screen's share of a smaller budget) does not answer a longer one.
+    if (!found || (found->result.status == TrialStatus::timeout && found->spec.timeout_seconds < spec.timeout_seconds))
+      return std::nullopt;
     ++outcome_.trials_reused;
     note(spec, found->result);
     engine_.progress_ << head(spec) << ": reused from the store: " << describe_result(found->result) << "\n" << std::flush;
@@ -135,6 +137,9 @@ class SearchEngine::Stage : public TrialSource, public Budget {
   // Added to the request's seed in this stage's specs: the second-seed check trains rates again from seed + 1.
   void set_seed_offset(uint64_t offset) { seed_offset_ = offset; }
   uint64_t seed_offset() const { return seed_offset_; }
+  // A limit on this stage's trials below the settings' trial_timeout (the screen's share of the budget).
+  void set_timeout(double seconds) { timeout_ = seconds; }
+  std::optional<double> timeout() const { return timeout_; }
   // The steps of a learning-rate trial whose candidate names none (0: the settings' lr_train_steps).
   void set_horizon(int steps) { horizon_ = steps; }
   int horizon() const { return horizon_; }
@@ -177,6 +182,7 @@ class SearchEngine::Stage : public TrialSource, public Budget {
   BackendOutcome& outcome_;
   TrialPurpose purpose_ = TrialPurpose::throughput;
   int horizon_ = 0;
+  std::optional<double> timeout_;
   uint64_t seed_offset_ = 0;
   double deadline_;  // seconds since the search started
   TrialTimePredictor predictor_;
@@ -235,14 +241,24 @@ std::vector<ScreenEntry> SearchEngine::screen(const SearchRequest& request) {
   progress_ << "tune: screening " << request.backends.size() * request.precisions.size()
             << " backend x precision pairs at batch " << batch << "\n" << std::flush;
   std::vector<ScreenEntry> entries;
+  const size_t pairs = request.backends.size() * request.precisions.size();
+  const double screen_end = elapsed() + settings_.screen_budget_share * budget_;
+  std::vector<double> limits;
   for (const auto& precision : request.precisions)
     for (const auto& backend : request.backends) {
       BackendOutcome outcome = new_outcome(request, backend, precision);
       Stage stage(*this, request, outcome, budget_);
+      // An equal share of what is left of the screen's time (at least a second: the trial then says timeout).
+      stage.set_timeout(std::max(1.0, (screen_end - elapsed()) / static_cast<double>(pairs - entries.size())));
+      limits.push_back(*stage.timeout());
       const TrialResult result = stage.stored_or_run({batch, settings_.ramp_learning_rate, 0});
       entries.push_back({backend, precision, batch, result, true, ""});
     }
   judge_screen(entries, kNativeBackend, settings_.screen_keep_share);
+  for (size_t i = 0; i < entries.size(); ++i)
+    if (entries[i].result.status == TrialStatus::timeout && limits[i] < settings_.trial_timeout_seconds)
+      entries[i].reason += strf(" (its share of the screen's %.0f%% of the budget: %s; a larger --budget tries it)",
+                                100 * settings_.screen_budget_share, format_duration(limits[i]).c_str());
   for (const auto& e : entries) progress_ << "tune: screen: " << e.backend << " " << e.precision << ": " << e.reason << "\n";
   return entries;
 }
@@ -279,7 +295,7 @@ TrialSpec SearchEngine::make_spec(const Stage& stage, const Candidate& c) const 
   s.memory_limit_bytes = static_cast<int64_t>(r.instance.memory_bytes * settings_.memory_fraction);
   s.data = r.data;
   s.weights_dir = r.weights_dir;
-  s.timeout_seconds = settings_.trial_timeout_seconds;
+  s.timeout_seconds = std::min(settings_.trial_timeout_seconds, stage.timeout().value_or(settings_.trial_timeout_seconds));
   return s;
 }
 

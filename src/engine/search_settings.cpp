@@ -131,10 +131,12 @@ SearchSettings load_search_settings(const std::string& file) {
   read_yaml_key(root, "ramp_budget_share", s.ramp_budget_share, file);
   read_yaml_key(root, "screen_batch_size", s.screen_batch_size, file);
   read_yaml_key(root, "screen_keep_share", s.screen_keep_share, file);
-  if (s.screen_batch_size < 1 || !(s.screen_keep_share > 0 && s.screen_keep_share <= 1))
-    throw std::invalid_argument(file + ": screen keys: expected screen_batch_size >= 1 and screen_keep_share in (0, 1], "
-                                "got " + std::to_string(s.screen_batch_size) + " and " +
-                                std::to_string(s.screen_keep_share));
+  read_yaml_key(root, "screen_budget_share", s.screen_budget_share, file);
+  if (s.screen_batch_size < 1 || !(s.screen_keep_share > 0 && s.screen_keep_share <= 1) ||
+      !(s.screen_budget_share > 0 && s.screen_budget_share <= 1))
+    throw std::invalid_argument(file + ": screen keys: expected screen_batch_size >= 1, screen_keep_share and "
+                                "screen_budget_share in (0, 1], got " + std::to_string(s.screen_batch_size) + ", " +
+                                std::to_string(s.screen_keep_share) + " and " + std::to_string(s.screen_budget_share));
   read_duration(root, "trial_timeout", s.trial_timeout_seconds, file);
   read_yaml_key(root, "memory_fraction", s.memory_fraction, file);
   read_yaml_key(root, "objective", s.objective, file);

@@ -48,18 +48,21 @@ struct TimeToLossPlan {
   // Stop a trial once it has run as long as the best time to the target so far (the joint space), or as the
   // best before its rung began (the ladder, so a rung's trials compare at one length): it can no longer win.
   bool time_cap = true;
-  // ...plus this share: the cap is in steps at one throughput trial's step time, which moves by ~10% from
-  // process to process on the 2-core CPU; a batch measured slow still gets to reach the target, and the
-  // choice is then made on the pooled clock (TimeToLossOutcome::step_seconds).
-  double time_cap_margin = 0.10;
+  // ...plus this share: before its rung has run, a batch's step time is one throughput trial's, off by up to
+  // 30-50% against another batch's on the 2-core CPU (reports/tuner-efficiency.md: the throughput stage against
+  // the judge's clock); a batch measured slow still gets to reach the target, and its own trials then set its
+  // time on the pooled clock (TimeToLossOutcome::step_seconds).
+  double time_cap_margin = 0.5;
+  // Rungs in a row that may miss (no faster than the best rung before them) before a walk ends.
+  int walk_patience = 2;
 };
 
 // The reference trial (unless the plan has a target), then either the strategy over the joint space of
 // fitting batch sizes x learning rates (strategies that search batch sizes too: grid, random), or a batch
-// ladder: the strategy at the throughput stage's batch, then halving the batch with the scaling-rule rates
-// from the best so far (lr_sweep walking from the square-root rule's) while the time to the target improves
-// (doubling instead when the first halving does not improve), and not past a halving the large-batch model
-// rules out; a rung's best rate at the end of its rates is searched past (try_edge), the first rung's by the
+// ladder: the strategy over its whole list at the throughput stage's batch, then halving the batch with the
+// scaling-rule rates from the best so far (lr_sweep over all three) while the time to the target improves (or
+// misses fewer than walk_patience rungs in a row), and not past a halving the large-batch model rules out, then
+// doubling from the start rung likewise; a rung's best rate at the end of its rates is searched past (try_edge), the first rung's by the
 // edge extension around its strategy. A candidate an earlier, longer trial of the same batch and rate answers
 // is never asked.
 class TimeToLossLadder : public Tuner {
@@ -67,7 +70,7 @@ class TimeToLossLadder : public Tuner {
   explicit TimeToLossLadder(TimeToLossPlan plan);
   ~TimeToLossLadder() override;
   std::string name() const override { return "time-to-loss ladder"; }
-  // The fewest seconds to the target so far, on the throughput stage's clock.
+  // The fewest seconds to the target so far, on the pooled clock as it stands.
   std::optional<ToldTrial> best() const override;
   // The stage's outcome: the best chosen on the pooled clock; ended_by_budget when the driver stopped asking.
   TimeToLossOutcome outcome(bool ended_by_budget) const;
@@ -86,13 +89,17 @@ class TimeToLossLadder : public Tuner {
   void try_edge();
   void edge_told(const TimeToLossTrial& t);
   void rung_done(std::optional<TimeToLossTrial> rung_best);
+  void missed(int best_batch);
   void walk_ended(const std::string& why);
   void finish(const std::string& why);
   std::string budget_stop() const;
 
   TimeToLossTrial scored(const Candidate& c, const TrialResult& r, const std::map<int, double>& clock) const;
-  void consider(const TimeToLossTrial& t);
+  std::map<int, double> clock() const;
+  TimeToLossTrial rescored(const TimeToLossTrial& t) const;
   TimeToLossTrial trial(size_t index) const;
+  std::optional<TimeToLossTrial> current_best() const;
+  void start_rung_cap();
   void note_for_rung(const TimeToLossTrial& t);
   int fitting_batch_at_most(int batch) const;
   int steps_for(const Candidate& c, bool uncapped) const;
@@ -108,8 +115,7 @@ class TimeToLossLadder : public Tuner {
   Phase phase_ = Phase::start;
   double target_loss_ = 0;
   std::string target_source_;
-  bool searched_ = false;  // the target is set and the search began (the pooled clock applies)
-  std::optional<TimeToLossTrial> best_;  // the fewest seconds so far (cut answers included)
+  bool searched_ = false;  // the target is set and the search began
   std::optional<Candidate> asked_;       // the reference or edge candidate awaiting its result
   // The strategy of the joint space or of the current rung, and the candidate of it the driver runs.
   std::unique_ptr<Tuner> inner_;
@@ -119,6 +125,7 @@ class TimeToLossLadder : public Tuner {
   // stops at the best time before the rung began, so the rung's losses compare at equal lengths.
   bool joint_ = false;
   std::optional<double> rung_cap_;
+  std::map<int, double> rung_clock_;  // the clock when the rung began: its cap in steps
   // The walk: its start rung, its direction, the rung it stands on and the one it runs.
   int start_ = 0;
   std::optional<TimeToLossTrial> start_best_;
@@ -128,8 +135,8 @@ class TimeToLossLadder : public Tuner {
   size_t rung_first_ = 0;
   std::vector<double> rung_rates_;
   std::optional<TimeToLossTrial> rung_best_, previous_best_;
-  int improved_ = 0;
   std::string down_why_;
+  std::vector<int> misses_;  // the rungs in a row since the best rung of the walk that did not improve on it
 };
 
 // The outcome for `tune --json`: target, best and every trial (batch, rate, steps, time to the target).
