@@ -826,7 +826,7 @@ TEST_F(EngineFixture, TheScreenIsHeldToItsShareOfTheBudget) {
     }, settings, progress);
     return engine.run(request, budget);
   };
-  const auto small = search_within(3600);  // 1800 s for 2 pairs: 900 s, then what eager left, 1800 s
+  const auto small = search_within(3600);  // 1800 s for 2 pairs: eager may take it all, slowcompile what it left
   ASSERT_EQ(small.screening.size(), 2u);
   for (const auto& e : small.screening) {
     EXPECT_EQ(e.kept, e.backend == "eager") << e.backend << ": " << e.reason;
@@ -843,6 +843,35 @@ TEST_F(EngineFixture, TheScreenIsHeldToItsShareOfTheBudget) {
   EXPECT_DOUBLE_EQ(limits["slowcompile"].back(), settings.trial_timeout_seconds);
   for (const auto& e : large.screening)
     if (e.backend == "slowcompile") EXPECT_TRUE(e.kept) << e.precision << ": " << e.reason;
+}
+
+// A slow compile between fast pairs gets what they leave, not an equal share: of a 3000 s screen, eager's trial
+// took 60 s, so slowcompile may take 3000 - 60 (the one pair after it expected at the median so far, 60 s), where
+// an equal third (1000 s) would have stopped its 2000 s compile.
+TEST_F(EngineFixture, ASlowCompileInTheScreenGetsWhatTheFastPairsLeave) {
+  Database db((dir / "t.db").string());
+  request.backends = {"eager", "slowcompile", "jit"};
+  request.precisions = {"fp32"};
+  request.screen = true;
+  settings.screen_budget_share = 0.5;
+  settings.trial_timeout_seconds = 6000;
+  std::map<std::string, double> limit;
+  SearchEngine engine(db, [&](const TrialSpec& s, const std::string&) {
+    if (s.purpose == TrialPurpose::throughput && s.batch_size == 8) limit[s.step.backend] = s.timeout_seconds;
+    TrialSpec as = s;
+    if (s.step.backend == "slowcompile") as.step.backend = "jit";
+    TrialResult r = s.step.backend == "slowcompile" && s.timeout_seconds < 2000
+                        ? failed_result(TrialStatus::timeout, "compile", "ran past its time limit")
+                        : simulated_trial(as);
+    r.wall_seconds = s.step.backend == "slowcompile" ? 2000 : 60;
+    return r;
+  }, settings, progress);
+  const auto summary = engine.run(request, 6000);
+  ASSERT_EQ(summary.screening.size(), 3u);
+  EXPECT_NEAR(limit.at("eager"), 3000, 1);  // nothing ran before it
+  EXPECT_NEAR(limit.at("slowcompile"), 3000 - 60, 1);
+  for (const auto& e : summary.screening)
+    if (e.backend == "slowcompile") EXPECT_TRUE(e.kept) << e.reason;
 }
 
 // A precision that can win keeps its native and its fastest compiler (the row's compile-or-not answer) even when

@@ -40,8 +40,9 @@ struct SearchSettings {
   // the baseline of its speed-ups while any of its backends is kept).
   int screen_batch_size = 8;
   double screen_keep_share = 0.8;
-  // The screen's trials together take at most this share of the budget: each trial's timeout is its equal share
-  // of what is left of it (never over trial_timeout), so a compile that does not fit is a timeout, dropped.
+  // The screen's trials together take at most this share of the budget: each trial's timeout is what is left of
+  // it less the median trial so far per pair after it (never over trial_timeout); a compile that does not fit is
+  // a timeout, dropped.
   double screen_budget_share = 0.5;
   double ramp_budget_share = 0.6;    // of a backend's share of the budget; the rest is for learning rates
   double trial_timeout_seconds = 900;

@@ -382,7 +382,8 @@ std::optional<std::string> TimeToLossLadder::model_rules_out(const TimeToLossTri
                                                {smaller.candidate.batch_size, double(smaller.steps_to_target)}, batch);
   if (steps * step->second < best->seconds_to_target) return std::nullopt;
   return strf("batch %d not run: the large-batch model through batch %d (%d steps) and %d (%d steps) predicts "
-              "%.1f steps, %.3f s, no faster than the best so far %.3f s (throughput stage's clock)",
+              "%.1f steps, %.3f s, no faster than the best so far %.3f s (each batch's median step time over every "
+              "process that ran it)",
               batch, larger.candidate.batch_size, larger.steps_to_target, smaller.candidate.batch_size,
               smaller.steps_to_target, steps, steps * step->second, best->seconds_to_target);
 }
