@@ -56,11 +56,16 @@ def grid_step_seconds(work, grid_keys, tune):
     return {b: statistics.median(ts) for b, ts in samples.items()}, {b: len(ts) for b, ts in samples.items()}
 
 
+def on_clock(trials, clock):
+    """The trials that reached the target at a batch the clock has, each with seconds_on_clock: its steps to the
+    target x the clock's step time at that batch."""
+    return [dict(t, seconds_on_clock=t["steps_to_target"] * clock[t["batch_size"]])
+            for t in trials if t["reaches_target"] and t["batch_size"] in clock]
+
+
 def judged_truth(grid, clock):
-    """The grid's best on the judge's clock: steps to the target x the clock's step time at that batch."""
-    reached = [t for t in grid["ttl"].get("trials", []) if t["reaches_target"] and t["batch_size"] in clock]
-    best = min(reached, key=lambda t: t["steps_to_target"] * clock[t["batch_size"]])
-    return dict(best, seconds_on_clock=best["steps_to_target"] * clock[best["batch_size"]])
+    """The grid's best on the judge's clock."""
+    return min(on_clock(grid["ttl"].get("trials", []), clock), key=lambda t: t["seconds_on_clock"])
 
 
 def load_summary(work, times):

@@ -5,7 +5,7 @@
 # ladder's regret per start batch replayed on each grid.
 import argparse, glob, json, os, re, statistics
 
-from tuner_efficiency_report import pct
+from tuner_efficiency_report import on_clock, pct
 
 GOAL_REGRET, GOAL_COST = 0.03, 0.25
 
@@ -66,8 +66,7 @@ def run_entry(report, replay):
 def judged_grid(report):
     """(batch, rate) -> seconds to the target on the report's judge's clock, for the grid trials that reached it."""
     clock = {int(b): t for b, t in report["clock_step_seconds"].items()}
-    return {(t["batch_size"], t["learning_rate"]): t["steps_to_target"] * clock[t["batch_size"]]
-            for t in report["grid_trials"] if t["reaches_target"] and t["batch_size"] in clock}
+    return {(t["batch_size"], t["learning_rate"]): t["seconds_on_clock"] for t in on_clock(report["grid_trials"], clock)}
 
 
 def seed_floor(reports):

@@ -250,10 +250,9 @@ double SearchEngine::screen_trial_limit(double left, const std::vector<ScreenEnt
 // its batch ramp reuses it; then the verdicts, each said in the progress.
 std::vector<ScreenEntry> SearchEngine::screen(const SearchRequest& request) {
   const int batch = std::clamp(settings_.screen_batch_size, settings_.min_batch_size, settings_.max_batch_size);
-  progress_ << "tune: screening " << request.backends.size() * request.precisions.size()
-            << " backend x precision pairs at batch " << batch << "\n" << std::flush;
-  std::vector<ScreenEntry> entries;
   const size_t pairs = request.backends.size() * request.precisions.size();
+  progress_ << "tune: screening " << pairs << " backend x precision pairs at batch " << batch << "\n" << std::flush;
+  std::vector<ScreenEntry> entries;
   const double screen_end = elapsed() + settings_.screen_budget_share * budget_;
   std::vector<double> limits;
   for (const auto& precision : request.precisions)

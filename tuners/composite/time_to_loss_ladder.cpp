@@ -48,21 +48,32 @@ TimeToLossTrial TimeToLossLadder::rescored(const TimeToLossTrial& t) const {
   return scored(t.candidate, t.result, clock());
 }
 
-// A told trial scored on the clock (unscored before the target is known).
-TimeToLossTrial TimeToLossLadder::trial(size_t index) const {
-  return scored(told()[index].first, told()[index].second, clock());
+// Every told trial, in order, scored on the clock as it stands (unscored before the target is known).
+std::vector<TimeToLossTrial> TimeToLossLadder::told_scored() const {
+  const std::map<int, double> now = clock();
+  std::vector<TimeToLossTrial> out;
+  for (const auto& [c, r] : told()) out.push_back(scored(c, r, now));
+  return out;
 }
+
+namespace {
+
+// The fewest seconds to the target among `trials` that are at `batch` (any batch: 0) and beat `best`.
+std::optional<TimeToLossTrial> fastest_of(const std::vector<TimeToLossTrial>& trials, int batch,
+                                          std::optional<TimeToLossTrial> best) {
+  for (const auto& t : trials)
+    if ((batch == 0 || t.candidate.batch_size == batch) && t.reaches() &&
+        (!best || t.seconds_to_target < best->seconds_to_target))
+      best = t;
+  return best;
+}
+
+}  // namespace
 
 // The fewest seconds to the target among the told trials, on the clock as it stands. A trial cut from an
 // earlier, longer one reaches the target exactly when that one does, so the told trials answer for it.
 std::optional<TimeToLossTrial> TimeToLossLadder::current_best() const {
-  const std::map<int, double> now = clock();
-  std::optional<TimeToLossTrial> best;
-  for (const auto& [c, r] : told()) {
-    const TimeToLossTrial t = scored(c, r, now);
-    if (t.reaches() && (!best || t.seconds_to_target < best->seconds_to_target)) best = t;
-  }
-  return best;
+  return fastest_of(told_scored(), 0, std::nullopt);
 }
 
 std::optional<double> TimeToLossLadder::best_seconds() const {
@@ -360,13 +371,7 @@ TunerSpace TimeToLossLadder::space_at(int min_batch, int max_batch, std::vector<
 // a rung is judged against the best known at its batch.
 std::optional<TimeToLossTrial> TimeToLossLadder::fastest_at(int batch, std::optional<TimeToLossTrial> rung_best) const {
   if (rung_best) rung_best = rescored(*rung_best);
-  for (size_t i = 0; i < told().size(); ++i) {
-    const TimeToLossTrial t = trial(i);
-    if (t.candidate.batch_size == batch && t.reaches() &&
-        (!rung_best || t.seconds_to_target < rung_best->seconds_to_target))
-      rung_best = t;
-  }
-  return rung_best;
+  return fastest_of(told_scored(), batch, std::move(rung_best));
 }
 
 // After two rungs that reached the target, the large-batch model's steps at the next halving: when even
@@ -406,10 +411,10 @@ TimeToLossOutcome TimeToLossLadder::outcome(bool ended_by_budget) const {
   out.target_source = target_source_;
   out.target_samples = plan_.target.samples;
   out.stop = ended_by_budget ? budget_stop() : stop_reason_;
-  for (size_t i = 0; i < told().size(); ++i) out.trials.push_back(trial(i));
+  out.trials = told_scored();
   if (!searched_) return out;
   out.step_seconds = clock();
-  out.best = current_best();
+  out.best = fastest_of(out.trials, 0, std::nullopt);
   return out;
 }
 

@@ -97,7 +97,7 @@ class TimeToLossLadder : public Tuner {
   TimeToLossTrial scored(const Candidate& c, const TrialResult& r, const std::map<int, double>& clock) const;
   std::map<int, double> clock() const;
   TimeToLossTrial rescored(const TimeToLossTrial& t) const;
-  TimeToLossTrial trial(size_t index) const;
+  std::vector<TimeToLossTrial> told_scored() const;
   std::optional<TimeToLossTrial> current_best() const;
   void start_rung_cap();
   void note_for_rung(const TimeToLossTrial& t);
