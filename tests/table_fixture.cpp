@@ -9,12 +9,12 @@
 namespace tune::testing {
 namespace {
 
-StudyKey study(const std::string& model, const std::string& backend) {
+StudyKey study(const std::string& model, const std::string& backend, const std::string& precision = "fp32") {
   Instance instance;
   instance.device_name = kFixtureDeviceName;
   instance.memory_bytes = static_cast<int64_t>(7.8 * (1LL << 30));
   instance.threads = 2;
-  StudyKey key = make_study_key(model, "hash-" + model, instance, "2.15.0", backend, "fp32", 128);
+  StudyKey key = make_study_key(model, "hash-" + model, instance, "2.15.0", backend, precision, 128);
   key.tune_version = "0.1.0";
   return key;
 }
@@ -108,6 +108,16 @@ void write_table_fixture(const std::string& path) {
   // A reference backend, faster than jit, that must never stand in the compiled column.
   record_backend(db, study("t5-tiny", "hf-eager"), {{1, ok, 20}, {2, ok, 30}, {4, ok, 29}}, {{1e-4, ok, 7.4}},
                  best(2, BatchLimit::throughput, 1e-4, 30, 0));
+}
+
+void add_screened_out_row(const std::string& path) {
+  Database db(path);
+  const int64_t eager = db.ensure_study(study("gpt2-tiny", "eager", "bf16"));
+  db.record_trial(eager, spec(TrialPurpose::throughput, 8, 1e-4), result(TrialStatus::ok, 9, 0), "d");
+  db.save_screen_verdict(eager, {8, false, "dropped: 45% of the fastest's samples/s (jit fp32)", 1800});
+  const int64_t jit = db.ensure_study(study("gpt2-tiny", "jit", "bf16"));
+  db.record_trial(jit, spec(TrialPurpose::throughput, 8, 1e-4), result(TrialStatus::timeout, 0, 0), "d");
+  db.save_screen_verdict(jit, {8, false, "dropped: timeout: timed out after 27 s", 1800});
 }
 
 }  // namespace tune::testing

@@ -60,7 +60,7 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   const CliRun table = tune_cli("table --format json --db " + db);
   ASSERT_EQ(table.exit_code, 0) << table.output;
   const auto json = nlohmann::json::parse(table.output);
-  EXPECT_EQ(json["schema_version"], 6);  // report/tested_models_table.h kTableJsonSchemaVersion
+  EXPECT_EQ(json["schema_version"], 7);  // report/tested_models_table.h kTableJsonSchemaVersion
   EXPECT_EQ(json["rows"][0]["native"]["lr_horizon_steps"], 12);
   ASSERT_EQ(json["rows"].size(), 1u);
   EXPECT_EQ(json["rows"][0]["model"], "bert-tiny");
@@ -72,7 +72,7 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   ASSERT_EQ(exported.exit_code, 0) << exported.output;
   const auto doc = nlohmann::json::parse(exported.output);
   EXPECT_EQ(doc["schema"], "tune-export");
-  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["schema_version"], 2);  // store/export.h kExportSchemaVersion
   ASSERT_EQ(doc["studies"].size(), 2u) << exported.output;
   EXPECT_EQ(doc["studies"][0]["backend"], "eager");
   EXPECT_EQ(doc["studies"][1]["backend"], "jit");
@@ -97,7 +97,7 @@ TEST(Cli, DefaultPrecisionsAreScreenedBeforeTheSearch) {
   EXPECT_NE(r.output.find("(auto: this instance's); each pair screened at one batch before any search"), std::string::npos)
       << r.output;
   const auto json = nlohmann::json::parse(r.output.substr(r.output.find("\n{") + 1));
-  EXPECT_EQ(json["schema_version"], 6);
+  EXPECT_EQ(json["schema_version"], 7);
   const auto& screening = json["screening"];
   ASSERT_GE(screening.size(), 2u) << r.output;
   EXPECT_EQ(screening.size() % 2, 0u);  // eager and jit at each default precision

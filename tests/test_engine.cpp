@@ -312,6 +312,10 @@ TEST_F(EngineFixture, TheJobSetsTheRateHorizonAndTheBudgetCanShortenIt) {
   EXPECT_GE(cut.lr_horizon_steps, settings.warmup_steps + 1);
   EXPECT_NE(cut.lr_stop.find("of the 40 steps a 400-step job calls for"), std::string::npos) << cut.lr_stop;
   EXPECT_NE(cut.lr_stop.find("take the rate as an upper end"), std::string::npos) << cut.lr_stop;
+  // The stored best keeps both, so the table marks the cut at the rate.
+  EXPECT_EQ(cut.best->stop.lr_horizon_steps, cut.lr_horizon_steps);
+  EXPECT_EQ(cut.best->stop.lr_horizon_wanted, 40);
+  EXPECT_EQ(steps.best->stop.lr_horizon_steps, steps.best->stop.lr_horizon_wanted);
 }
 
 // A larger size that failed otherwise (a timeout) limits the batch with its status; a ramp that ends on flat
@@ -795,6 +799,15 @@ TEST_F(EngineFixture, ScreenSearchesOnlyWhatCanWin) {
   EXPECT_EQ(summary.backends[0].backend + " " + summary.backends[0].precision, "eager bf16");
   EXPECT_EQ(summary.backends[1].backend + " " + summary.backends[1].precision, "jit bf16");
   for (const auto& b : summary.backends) EXPECT_GE(b.trials_reused, 1) << b.backend;  // batch 8 from the screen
+  // The store keeps each dropped pair's verdict, so the table gives it a row saying why; the kept ones have bests.
+  const auto screened = db.screened_out();
+  ASSERT_EQ(screened.size(), 4u);
+  for (const auto& s : screened) {
+    EXPECT_EQ(s.verdict.reason, by_pair.at(s.key.backend + " " + s.key.precision)->reason);
+    EXPECT_EQ(s.verdict.batch_size, 8);
+    EXPECT_GT(s.verdict.search_budget_seconds, 0);
+  }
+  for (const auto& b : summary.backends) EXPECT_GT(b.best->search_budget_seconds, 0) << b.backend;
 
   // Named lists are searched as named: no screen.
   request.screen = false;

@@ -136,6 +136,42 @@ TEST(Store, BestConfigRoundTrip) {
   EXPECT_FALSE(rows[0].best.batch_capped_by_range());
 }
 
+TEST(Store, BestConfigKeepsItsBudgetAndHorizon) {
+  const auto dir = temp_dir("store");
+  Database db((dir / "t.db").string());
+  const int64_t study = db.ensure_study(key("eager"));
+  BestConfig best = best_config(16, 1e-4, 40.0, 9);
+  best.search_budget_seconds = 1800;
+  best.stop.lr_horizon_steps = 4;
+  best.stop.lr_horizon_wanted = 12;
+  db.save_best(study, best);
+  const auto stored = db.best(study);
+  ASSERT_TRUE(stored);
+  EXPECT_DOUBLE_EQ(stored->search_budget_seconds, 1800);
+  EXPECT_EQ(stored->stop.lr_horizon_steps, 4);
+  EXPECT_EQ(stored->stop.lr_horizon_wanted, 12);
+}
+
+TEST(Store, ScreenedOutStudiesAreThoseDroppedWithoutABestConfig) {
+  const auto dir = temp_dir("store");
+  Database db((dir / "t.db").string());
+  const int64_t kept = db.ensure_study(key("eager")), dropped = db.ensure_study(key("jit")),
+                searched_later = db.ensure_study(key("inductor"));
+  db.save_screen_verdict(kept, {8, true, "kept: the fastest", 60});
+  db.save_screen_verdict(dropped, {8, true, "kept: an earlier verdict", 60});
+  db.save_screen_verdict(dropped, {8, false, "dropped: 62% of the fastest", 120});  // the latest verdict stands
+  db.save_screen_verdict(searched_later, {8, false, "dropped: 70% of the fastest", 60});
+  db.save_best(searched_later, best_config(8, 1e-4, 10.0, 3));  // a search chose a config after all
+  const auto screened = db.screened_out();
+  ASSERT_EQ(screened.size(), 1u);
+  EXPECT_EQ(screened[0].study_id, dropped);
+  EXPECT_EQ(screened[0].key.backend, "jit");
+  EXPECT_EQ(screened[0].verdict.batch_size, 8);
+  EXPECT_FALSE(screened[0].verdict.kept);
+  EXPECT_EQ(screened[0].verdict.reason, "dropped: 62% of the fastest");
+  EXPECT_DOUBLE_EQ(screened[0].verdict.search_budget_seconds, 120);
+}
+
 TEST(Store, CorruptFileIsAClearError) {
   const auto dir = temp_dir("store");
   const std::string path = write_file(dir / "junk.db", std::string(8192, 'x'));
@@ -360,11 +396,17 @@ TEST(Store, ExportHoldsStudiesBestConfigsAndTrials) {
   best.stop.limit_batch_size = 16;
   best.stop.limit_status = TrialStatus::oom;
   best.stop.lr_cause = StopCause::trial_cap;
+  best.search_budget_seconds = 600;
   db.save_best(eager, best);
+  db.save_screen_verdict(jit, {8, false, "dropped: 50% of the fastest", 600});
 
   const nlohmann::json doc = export_database(db, path);
   EXPECT_EQ(doc["schema"], "tune-export");
-  EXPECT_EQ(doc["schema_version"], 1);
+  EXPECT_EQ(doc["schema_version"], kExportSchemaVersion);
+  EXPECT_EQ(doc["studies"][0]["best"]["search_budget_seconds"], 600);
+  EXPECT_TRUE(doc["studies"][0]["screen"].is_null());
+  EXPECT_EQ(doc["studies"][1]["screen"]["reason"], "dropped: 50% of the fastest");
+  EXPECT_FALSE(doc["studies"][1]["screen"]["kept"].get<bool>());
   EXPECT_EQ(doc["database"], path);
   ASSERT_EQ(doc["studies"].size(), 2u);
   const auto& s = doc["studies"][0];

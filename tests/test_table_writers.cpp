@@ -58,6 +58,9 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   return records;
 }
 
+// Markdown with each cell's padding removed ("| 8    |" -> "| 8 |"), so tests match cells in sequence.
+std::string unpadded(const std::string& md) { return std::regex_replace(md, std::regex(" +\\|"), " |"); }
+
 }  // namespace
 
 TEST(TestedModelsTable, OneRowPerModelWithEachBatchLimit) {
@@ -205,9 +208,75 @@ TEST(TableWriters, HtmlHasThreeChartsPerRowAndFetchesNothing) {
   EXPECT_NE(html.find("largest tested"), std::string::npos);  // and the range cap
   EXPECT_EQ(count(html, "break-even "), 1u);                  // only the row worth compiling crosses
   EXPECT_NE(html.find("Content-Security-Policy"), std::string::npos);
-  for (const char* fetch : {" src=", " href=", "url(", "@import", "<link", "<img"})
+  for (const char* fetch : {" src=", "url(", "@import", "<link", "<img"})
     EXPECT_EQ(html.find(fetch), std::string::npos) << fetch;
+  EXPECT_EQ(count(html, " href=\""), count(html, " href=\"#")) << "a link leaves the page";
   EXPECT_EQ(html.find("Test \"CPU\""), std::string::npos) << "device name not escaped";
+}
+
+TEST(TableWriters, HtmlIndexLinksEachModelToItsFirstSection) {
+  const std::string html = render("html", fixture_table());
+  for (const char* model : {"bert-tiny", "gpt2-tiny", "t5-tiny"}) {
+    EXPECT_EQ(count(html, std::string("<a href=\"#model-") + model + "\">"), 1u) << model;
+    EXPECT_EQ(count(html, std::string("id=\"model-") + model + "\""), 1u) << model;
+  }
+  EXPECT_LT(html.find("<nav class=\"index\""), html.find("<table")) << "the index comes first";
+}
+
+TEST(TableWriters, EachRowStatesItsBudgetStartAndData) {
+  auto table = fixture_table();
+  const std::string before = unpadded(render("md", table));
+  EXPECT_NE(before.find("| 0.1.0 | 2.15.0 |"), std::string::npos) << before;  // tune's version, then libtorch's
+  EXPECT_NE(before.find("| random; masked_lm: tune's corpus, hashed words |"), std::string::npos) << before;
+  EXPECT_NE(before.find("| not recorded |"), std::string::npos) << before;  // stored before budgets were
+  EXPECT_NE(before.find("| 11 in "), std::string::npos) << before;           // trials and their time
+  for (auto& b : table.rows[1].backends) b.best.search_budget_seconds = 1800;  // gpt2-tiny: nothing cut
+  table.rows[1].search_budget_seconds = 1800;
+  table.rows[0].search_budget_seconds = 1800;  // bert-tiny: its eager rates ranked after 4 of 12 steps
+  table.rows[0].backends[0].best.stop.lr_horizon_steps = 4;
+  table.rows[0].backends[0].best.stop.lr_horizon_wanted = 12;
+  const std::string md = unpadded(render("md", table));
+  EXPECT_NE(md.find("| 30m 00s, cut |"), std::string::npos) << md;
+  EXPECT_NE(md.find("| 30m 00s |"), std::string::npos) << md;
+  EXPECT_NE(md.find("3.0e-04 (next +4.8%; budget: 4 of 12 steps)"), std::string::npos) << md;
+  const auto json = nlohmann::json::parse(render("json", table));
+  EXPECT_EQ(json["rows"][0]["search_budget_seconds"], 1800);
+  EXPECT_TRUE(json["rows"][0]["budget_cut"].get<bool>());
+  EXPECT_FALSE(json["rows"][1]["budget_cut"].get<bool>());
+  EXPECT_EQ(json["rows"][0]["native"]["lr_horizon_wanted"], 12);
+  EXPECT_EQ(json["rows"][0]["start"], "random");
+}
+
+TEST(TestedModelsTable, APrecisionTheScreenDroppedIsARowSayingWhy) {
+  const std::string path = (temp_dir("table") / "t.db").string();
+  tune::testing::write_table_fixture(path);
+  tune::testing::add_screened_out_row(path);
+  const Database db(path);
+  const auto table = gather_tested_models(db, "fixture.db");
+  ASSERT_EQ(table.rows.size(), 4u);
+  const auto row = std::find_if(table.rows.begin(), table.rows.end(),
+                                [](const TableRow& r) { return r.model == "gpt2-tiny" && r.precision == "bf16"; });
+  ASSERT_NE(row, table.rows.end());
+  EXPECT_TRUE(row->screened_out());
+  ASSERT_TRUE(row->native_result() && row->compiled_result());
+  EXPECT_DOUBLE_EQ(row->native_result()->best.samples_per_second, 9);
+  EXPECT_EQ(row->compiled_result()->best.stop.limit_status, TrialStatus::timeout);
+  const std::string md = render("md", table);
+  std::smatch line;
+  ASSERT_TRUE(std::regex_search(md, line, std::regex(R"(\n\| gpt2-tiny [^\n]*\| bf16 [^\n]*)"))) << md;
+  const std::string cells = unpadded(line.str());
+  EXPECT_NE(cells.find("| 30m 00s, screened out | 8 (screened out) | 8 (jit; screened out) | not searched "
+                       "| not searched | 9.00 | timeout | - | - |"),
+            std::string::npos) << cells;
+  EXPECT_NE(md.find("- gpt2-tiny bf16 on cpu, jit: dropped: timeout: timed out after 27 s\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("\"screened out\": tune's default coverage"), std::string::npos) << md;
+  const auto json = nlohmann::json::parse(render("json", table));
+  bool found = false;
+  for (const auto& r : json["rows"])
+    if (r["precision"] == "bf16") found = r["native"]["screened_out"] == "dropped: 45% of the fastest's samples/s (jit fp32)";
+  EXPECT_TRUE(found) << json.dump(1);
+  // The fp32 rows' searched backends are unaffected and no screen note is written without a screened-out row.
+  EXPECT_EQ(render("md", fixture_table()).find("screened out"), std::string::npos);
 }
 
 TEST(TableWriters, UnknownFormatIsAClearError) {

@@ -1,6 +1,7 @@
 // What the default search covers on an instance (every precision its hardware runs fast, every compiler there)
 // and the screen that times each backend x precision at one batch and drops those that cannot win.
 #pragma once
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,7 @@ struct ScreenEntry {
   TrialResult result;
   bool kept = true;
   std::string reason;  // why it was kept or dropped, in words
+  int64_t study_id = 0;  // the study its trial is stored in (and its verdict)
 };
 
 // Keeps what can win: an entry within keep_share of the best samples/s at the screening batch; in a precision

@@ -262,14 +262,17 @@ std::vector<ScreenEntry> SearchEngine::screen(const SearchRequest& request) {
       stage.set_timeout(screen_trial_limit(screen_end - elapsed(), entries, pairs - entries.size()));
       limits.push_back(*stage.timeout());
       const TrialResult result = stage.stored_or_run({batch, settings_.ramp_learning_rate, 0});
-      entries.push_back({backend, precision, batch, result, true, ""});
+      entries.push_back({backend, precision, batch, result, true, "", outcome.study_id});
     }
   judge_screen(entries, kNativeBackend, settings_.screen_keep_share);
   for (size_t i = 0; i < entries.size(); ++i)
     if (entries[i].result.status == TrialStatus::timeout && limits[i] < settings_.trial_timeout_seconds)
       entries[i].reason += strf(" (its limit within the screen's %.0f%% of the budget: %s; a larger --budget tries it)",
                                 100 * settings_.screen_budget_share, format_duration(limits[i]).c_str());
-  for (const auto& e : entries) progress_ << "tune: screen: " << e.backend << " " << e.precision << ": " << e.reason << "\n";
+  for (const auto& e : entries) {
+    progress_ << "tune: screen: " << e.backend << " " << e.precision << ": " << e.reason << "\n";
+    db_.save_screen_verdict(e.study_id, {e.batch_size, e.kept, e.reason, budget_});  // a dropped study's row says why
+  }
   return entries;
 }
 
@@ -335,6 +338,7 @@ BestConfig SearchEngine::best_config(const Stage& stage, const ToldTrial& speed,
   best.mfu = model_flops_utilization(t.flops_per_step, t.step_time_median,
                                      stage.request().instance.peak.for_precision(stage.outcome().precision));
   best.stop = batch_stop_reasons(ramp, best.batch_size, settings_.max_batch_size);
+  best.search_budget_seconds = budget_;
   return best;
 }
 
@@ -435,6 +439,7 @@ std::string SearchEngine::choose_horizon(Stage& stage, const ToldTrial& speed, b
   const int afforded = stage.affordable_horizon(batch, wanted, settings_.warmup_steps + 1, trials);
   stage.set_horizon(afforded);
   outcome.lr_horizon_steps = afforded;
+  outcome.lr_horizon_wanted = wanted;
   outcome.job_steps = job_steps;
   const std::string words = describe_short_horizon(afforded, wanted, job_steps, trials);
   if (words.empty()) return describe_job_horizon(afforded, job_steps);
@@ -509,6 +514,8 @@ void SearchEngine::finish_two_stage(Stage& stage, const DriveOutcome& ramp, Back
   best.stop.lr_cause = lr.cause;
   best.stop.lr_stop = outcome.lr_stop;
   best.stop.lr_edge = lr_tuner->edge();
+  best.stop.lr_horizon_steps = outcome.lr_horizon_steps;
+  best.stop.lr_horizon_wanted = outcome.lr_horizon_wanted;
   db_.save_best(outcome.study_id, best);
   outcome.best = best;
 }

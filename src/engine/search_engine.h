@@ -49,6 +49,7 @@ struct BackendOutcome {
   std::string lr_stop;     // why the learning-rate stage ended
   std::string failure;     // set when the backend produced no usable result (e.g. compile_error: ...)
   int lr_horizon_steps = 0;  // the learning-rate trials' steps (two-stage; 0: no rate stage ran)
+  int lr_horizon_wanted = 0; // ...and the steps the settings or the job asked for (more when the budget cut it)
   double job_steps = 0;      // the job the horizon was chosen for, in steps (0: none given)
   int trials_run = 0;
   int trials_reused = 0;

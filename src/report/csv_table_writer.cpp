@@ -19,7 +19,8 @@ std::string number(double value) { return strf("%.6g", value); }
 std::vector<std::string> backend_fields(const BackendResult* r) {
   if (!r) return std::vector<std::string>(8);
   const StopReasons& stop = r->best.stop;
-  return {r->backend, std::to_string(r->best.batch_size), to_string(stop.batch_limit),
+  return {r->backend, std::to_string(r->best.batch_size),
+          r->screened_out.empty() ? to_string(stop.batch_limit) : "screened_out",
           stop.limit_batch_size ? std::to_string(stop.limit_batch_size) : "", number(r->best.learning_rate),
           number(r->best.samples_per_second), std::to_string(r->best.peak_memory_bytes),
           number(r->best.compile_overhead_seconds)};
@@ -32,8 +33,9 @@ std::vector<std::string> header() {
     for (const std::string field : {"backend", "batch_size", "batch_limit", "limit_batch_size", "learning_rate",
                                     "samples_per_second", "peak_memory_bytes", "compile_overhead_seconds"})
       h.push_back(side + "_" + field);
-  for (const char* tail : {"speedup", "speedup_batch_size", "speedup_best_vs_best", "worth_compiling", "break_even_steps", "break_even_seconds", "trials_run",
-                           "first_trial_at", "last_trial_at"})
+  for (const char* tail : {"speedup", "speedup_batch_size", "speedup_best_vs_best", "worth_compiling",
+                           "break_even_steps", "break_even_seconds", "trials_run", "trial_seconds",
+                           "search_budget_seconds", "budget_cut", "start", "data", "first_trial_at", "last_trial_at"})
     h.push_back(tail);
   return h;
 }
@@ -56,6 +58,11 @@ std::vector<std::string> fields(const TableRow& row) {
   f.push_back(a.worth_compiling ? number(a.break_even_steps) : "");
   f.push_back(a.worth_compiling ? number(a.break_even_seconds) : "");
   f.push_back(std::to_string(row.trials_run));
+  f.push_back(number(row.trial_seconds));
+  f.push_back(row.search_budget_seconds > 0 ? number(row.search_budget_seconds) : "");
+  f.push_back(row.budget_cut() ? "true" : "false");
+  f.push_back(row.start);
+  f.push_back(row.data);
   f.push_back(row.first_trial_at);
   f.push_back(row.last_trial_at);
   return f;

@@ -52,6 +52,8 @@ nlohmann::json backend_json(const BackendResult& r) {
           {"memory_limit_bytes", r.memory_limit_bytes}, {"lr_score_loss", b.lr_score_loss},
           {"flops_per_step", b.flops_per_step}, {"mfu", b.mfu}, {"trials_run", b.trials_run},
           {"learning_rate_runner_up", runner_up_json(r)}, {"lr_horizon_steps", lr_horizon_json(r)},
+          {"lr_horizon_wanted", b.stop.lr_horizon_wanted ? nlohmann::json(b.stop.lr_horizon_wanted) : nullptr},
+          {"screened_out", r.screened_out.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.screened_out)},
           {"curves", curves_json(r)}};
 }
 
@@ -70,7 +72,10 @@ nlohmann::json row_json(const TableRow& row) {
           {"speedup_best_vs_best", row.best_vs_best_speedup}, {"net_compile_overhead_seconds", row.compile_overhead_seconds},
           {"worth_compiling", a.worth_compiling},
           {"break_even_steps", a.break_even_steps}, {"break_even_seconds", a.break_even_seconds},
-          {"trials_run", row.trials_run}, {"first_trial_at", row.first_trial_at},
+          {"trials_run", row.trials_run}, {"trial_seconds", row.trial_seconds},
+          {"search_budget_seconds", row.search_budget_seconds ? nlohmann::json(row.search_budget_seconds) : nullptr},
+          {"budget_cut", row.budget_cut()}, {"start", row.start}, {"data", row.data},
+          {"first_trial_at", row.first_trial_at},
           {"last_trial_at", row.last_trial_at}};
 }
 

@@ -23,10 +23,11 @@ void write_markdown_rows(std::ostream& out, const TestedModelsTable& table) {
   std::vector<std::vector<std::string>> cells;
   for (const auto& row : table.rows) cells.push_back(table_cells(row));
   write_markdown_table(out, table_header(), cells);
-  out << "\n" << kBatchLimitNote << "\n\n" << kSpeedupNote << "\n\n" << kRunnerUpNote << "\n";
-  if (any_rate_edge(table)) out << "\n" << kRateEdgeNote << "\n";
-  if (any_batch_limit(table, BatchLimit::trials)) out << "\n" << kTrialCapNote << "\n";
-  if (any_batch_limit(table, BatchLimit::range)) out << "\n\\" << kRangeCapFootnote << "\n";  // escaped: not a list item
+  for (const std::string& note : table_notes(table)) {
+    out << "\n" << (note.front() == '*' ? "\\" : "") << note << "\n";  // escaped: "* " is not a list item
+    if (note == kScreenNote)
+      for (const auto& line : screen_notes(table)) out << "- " << line << "\n";
+  }
 }
 
 std::unique_ptr<TableWriter> make_markdown_table_writer() { return std::make_unique<MarkdownTableWriter>(); }

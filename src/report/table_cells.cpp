@@ -3,6 +3,7 @@
 #include "report/table_cells.h"
 
 #include "instance/instance.h"
+#include "util/duration.h"
 #include "util/table_format.h"
 
 namespace tune {
@@ -21,6 +22,7 @@ std::string compiled_batch(const BackendResult& r) { return batch_size_cell(r, r
 
 std::string throughput_cell(const BackendResult* r) {
   if (!r) return "-";
+  if (!r->screened_out.empty() && r->best.samples_per_second <= 0) return to_string(r->best.stop.limit_status);
   return strf("%.2f", r->best.samples_per_second) + (r->best.mfu > 0 ? strf(" (MFU %.1f%%)", 100 * r->best.mfu) : "");
 }
 
@@ -35,6 +37,18 @@ std::string day(const std::string& iso_time) { return iso_time.substr(0, 10); }
 const char* const kRangeCapFootnote =
     "* largest batch size tested: the largest size of the search range fit and was still the fastest, "
     "so the real limit is higher (raise `max_batch_size`).";
+const char* const kSetupNote =
+    "Start: \"random\" (initialised as Hugging Face does) or \"pretrained\" (--weights); data: the task, corpus and "
+    "tokenizer the trials trained on (\"tune's corpus\": the default, the King James Bible that scripts/setup writes to corpus/ "
+    "or $TUNE_CORPUS; \"hashed words\": no --tokenizer given, words hashed into the model's ids). Budget: `tune --budget`, the wall clock of the whole "
+    "search of that model (every backend and precision); \"cut\": it ended a batch search (\"budget\" at the "
+    "batch), a rate search, or shortened the steps rates were ranked after (\"budget: 4 of 12 steps\" at the rate). "
+    "Trials: how many ran behind the row and their wall time together.";
+const char* const kScreenNote =
+    "\"screened out\": tune's default coverage first times every backend x precision at one batch "
+    "(`screen_batch_size`, 8) and searches only those within `screen_keep_share` (80%) of the fastest's samples/s, "
+    "with each precision's eager as its baseline; a screened-out backend's figures are that one trial, its rate "
+    "\"not searched\" (`--precisions`/`--backends` search it). Dropped, and why:";
 const char* const kTrialCapNote =
     "\"max trials\": the batch search's trial cap (max_trials) ended it first, so a larger size may be faster.";
 const char* const kBatchLimitNote =
@@ -68,11 +82,17 @@ std::string learning_rate_cell(const BestConfig& best) {
 }
 
 std::string learning_rate_cell(const BackendResult& r) {
-  const std::string rate = learning_rate_cell(r.best);
-  const auto second = r.runner_up();
-  if (!second) return rate;
-  const std::string seeds = second->seeds > 1 ? strf(", %d seeds", second->seeds) : "";
-  return rate + strf(" (next +%.1f%%%s)", 100 * r.runner_up_margin(), seeds.c_str());
+  if (!r.screened_out.empty()) return "not searched";
+  std::vector<std::string> notes;
+  if (const auto second = r.runner_up())
+    notes.push_back(strf("next +%.1f%%", 100 * r.runner_up_margin()) +
+                    (second->seeds > 1 ? strf(", %d seeds", second->seeds) : ""));
+  const StopReasons& stop = r.best.stop;
+  if (stop.lr_horizon_steps < stop.lr_horizon_wanted)
+    notes.push_back(strf("budget: %d of %d steps", stop.lr_horizon_steps, stop.lr_horizon_wanted));
+  std::string text = learning_rate_cell(r.best);
+  for (size_t i = 0; i < notes.size(); ++i) text += (i ? "; " : " (") + notes[i];
+  return notes.empty() ? text : text + ")";
 }
 
 bool any_rate_edge(const TestedModelsTable& table) {
@@ -83,7 +103,8 @@ bool any_rate_edge(const TestedModelsTable& table) {
 }
 
 std::vector<std::string> table_header() {
-  return {"model", "libtorch", "instance", "precision", "seq", "batch native", "batch compiled", "lr native",
+  return {"model", "tune", "libtorch", "instance", "precision", "seq", "start, data", "budget", "batch native",
+          "batch compiled", "lr native",
           "lr compiled", "samples/s native", "samples/s compiled", "speedup (same batch)",
           "speedup (best vs best)", "compile overhead", "break-even",
           "peak mem native", "peak mem compiled", "trials", "measured"};
@@ -104,10 +125,39 @@ std::string batch_limit_note(const BackendResult& r) {
 
 std::string batch_size_cell(const BackendResult& r, const std::string& backend) {
   std::string notes = backend;
-  const std::string limit = batch_limit_note(r);
+  const std::string limit = r.screened_out.empty() ? batch_limit_note(r) : "screened out";
   if (!limit.empty()) notes += (notes.empty() ? "" : "; ") + limit;
   return std::to_string(r.best.batch_size) + (r.best.batch_capped_by_range() ? "*" : "") +
          (notes.empty() ? "" : " (" + notes + ")");
+}
+
+std::string budget_cell(const TableRow& row) {
+  if (row.search_budget_seconds <= 0) return "not recorded";
+  const std::string budget = format_duration(row.search_budget_seconds);
+  return row.screened_out() ? budget + ", screened out" : row.budget_cut() ? budget + ", cut" : budget;
+}
+
+std::string trials_cell(const TableRow& row) {
+  return std::to_string(row.trials_run) + " in " + format_duration(row.trial_seconds);
+}
+
+std::vector<std::string> screen_notes(const TestedModelsTable& table) {
+  std::vector<std::string> notes;
+  for (const auto& row : table.rows)
+    for (const auto& b : row.backends)
+      if (!b.screened_out.empty())
+        notes.push_back(row.model + " " + row.precision + " on " + row.instance.name + ", " + b.backend + ": " +
+                        b.screened_out);
+  return notes;
+}
+
+std::vector<std::string> table_notes(const TestedModelsTable& table) {
+  std::vector<std::string> notes{kSetupNote, kBatchLimitNote, kSpeedupNote, kRunnerUpNote};
+  if (any_rate_edge(table)) notes.push_back(kRateEdgeNote);
+  if (any_batch_limit(table, BatchLimit::trials)) notes.push_back(kTrialCapNote);
+  if (!screen_notes(table).empty()) notes.push_back(kScreenNote);
+  if (any_batch_limit(table, BatchLimit::range)) notes.push_back(kRangeCapFootnote);
+  return notes;
 }
 
 std::string measured_when(const TableRow& row) {
@@ -125,16 +175,16 @@ bool any_batch_limit(const TestedModelsTable& table, BatchLimit limit) {
 std::vector<std::string> table_cells(const TableRow& row) {
   const BackendResult* n = row.native_result();
   const BackendResult* c = row.compiled_result();
-  const bool both = n && c, equal = both && row.amortization.batch_size > 0;
-  return {row.model, row.libtorch_version, describe_instance(row.instance), precision_cell(row),
-          std::to_string(row.seq_len), cell(n, native_batch), cell(c, compiled_batch), cell(n, learning_rate),
+  const bool both = n && c && row.best_vs_best_speedup > 0, equal = both && row.amortization.batch_size > 0;
+  return {row.model, row.tune_version, row.libtorch_version, describe_instance(row.instance), precision_cell(row),
+          std::to_string(row.seq_len), row.start + "; " + row.data, budget_cell(row), cell(n, native_batch), cell(c, compiled_batch), cell(n, learning_rate),
           cell(c, learning_rate), throughput_cell(n), throughput_cell(c),
           equal ? strf("%.2fx at %d", row.amortization.speedup, row.amortization.batch_size) : "-",
           both ? strf("%.2fx (%d vs %d)", row.best_vs_best_speedup, n->best.batch_size, c->best.batch_size) : "-",
           equal ? strf("%.1f s", row.compile_overhead_seconds) : "-",
           equal ? describe_break_even(row.amortization) : "-", cell(n, peak_memory),
           cell(c, peak_memory),
-          std::to_string(row.trials_run), measured_when(row)};
+          trials_cell(row), measured_when(row)};
 }
 
 }  // namespace tune

@@ -15,6 +15,14 @@ std::vector<std::string> table_cells(const TableRow& row);
 std::string batch_limit_note(const BackendResult& result);
 // "64*" (range cap), "32 (OOM at 64)", "16 (jit; timeout at 32)": the size, the backend when given, the limit.
 std::string batch_size_cell(const BackendResult& result, const std::string& backend);
+// "30m 00s", "30m 00s, cut" (the budget ended part of a search), "30m 00s, screened out", or "not recorded".
+std::string budget_cell(const TableRow& row);
+// "26 in 29m 31s": the trials behind the row and their wall time together.
+std::string trials_cell(const TableRow& row);
+// "bert-base-cased fp32 on cpu, eager: dropped: ...": each screened-out backend and the screen's reason.
+std::vector<std::string> screen_notes(const TestedModelsTable& table);
+// The notes under the table, each only when a row needs it (kScreenNote is followed by screen_notes' lines).
+std::vector<std::string> table_notes(const TestedModelsTable& table);
 // "2026-11-30" or "2026-11-29 to 2026-11-30": when the row's trials ran.
 std::string measured_when(const TableRow& row);
 // Whether any backend of any row has this batch limit, so writers add its note only when needed
@@ -28,6 +36,8 @@ std::string learning_rate_cell(const BackendResult& result);
 // Whether any backend's rate is marked, so writers add kRateEdgeNote only when needed.
 bool any_rate_edge(const TestedModelsTable& table);
 
+extern const char* const kSetupNote;
+extern const char* const kScreenNote;
 extern const char* const kRangeCapFootnote;
 extern const char* const kRateEdgeNote;
 extern const char* const kSpeedupNote;

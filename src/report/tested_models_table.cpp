@@ -3,6 +3,7 @@
 #include "report/tested_models_table.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 #include <tuple>
 
@@ -66,20 +67,67 @@ std::vector<BatchPoint> batch_curve(const std::vector<StoredTrial>& trials) {
   return curve;
 }
 
+// "masked_lm: tune's corpus, hashed words": the task, corpus and tokenizer a trial trained on, by name, as
+// data/training_data.cpp chooses them (a classification without a dataset labels the corpus's parts).
+std::string describe_data(const TrialSpec& spec) {
+  const auto name = [](const std::string& path) { return std::filesystem::path(path).filename().string(); };
+  const DataSettings& d = spec.data;
+  if (d.corpus_path == "synthetic") return spec.model.task + ": synthetic ids";
+  const bool classification = spec.model.task == "sequence_classification";
+  const std::string corpus = classification && !d.dataset_path.empty() ? name(d.dataset_path)
+                             : d.corpus_path.empty()                 ? "tune's corpus"
+                                                                     : name(d.corpus_path);
+  const std::string labels = classification && d.dataset_path.empty() ? " (labels: its parts)" : "";
+  const std::string tokenizer = d.tokenizer_dir.empty() ? "hashed words" : name(d.tokenizer_dir) + " tokenizer";
+  return spec.model.task + ": " + corpus + labels + ", " + tokenizer;
+}
+
+// What a study's trials add to its backend's curves and to the row's counts, dates and set-up.
+void add_trials(const std::vector<StoredTrial>& trials, BackendResult& result, TableRow& row) {
+  result.batch_curve = batch_curve(trials);
+  result.lr_curve = lr_curve(trials, result.best.batch_size);
+  for (const auto& t : trials) {
+    result.memory_limit_bytes = std::max(result.memory_limit_bytes, t.spec.memory_limit_bytes);
+    if (row.first_trial_at.empty() || t.finished_at < row.first_trial_at) row.first_trial_at = t.finished_at;
+    row.last_trial_at = std::max(row.last_trial_at, t.finished_at);
+    row.trial_seconds += t.result.wall_seconds;
+    if (row.start.empty()) {
+      row.start = t.spec.weights_dir.empty() ? "random" : "pretrained";
+      row.data = describe_data(t.spec);
+    }
+  }
+  row.trials_run += static_cast<int>(trials.size());
+  row.search_budget_seconds = std::max(row.search_budget_seconds, result.best.search_budget_seconds);
+}
+
 BackendResult backend_result(const Database& db, const BestRow& row, TableRow& table_row) {
   BackendResult result;
   result.backend = row.key.backend;
   result.best = row.best;
-  const auto trials = db.trials(row.study_id);
-  result.batch_curve = batch_curve(trials);
-  result.lr_curve = lr_curve(trials, row.best.batch_size);
-  for (const auto& t : trials) {
-    result.memory_limit_bytes = std::max(result.memory_limit_bytes, t.spec.memory_limit_bytes);
-    if (table_row.first_trial_at.empty() || t.finished_at < table_row.first_trial_at)
-      table_row.first_trial_at = t.finished_at;
-    table_row.last_trial_at = std::max(table_row.last_trial_at, t.finished_at);
-  }
-  table_row.trials_run += static_cast<int>(trials.size());
+  add_trials(db.trials(row.study_id), result, table_row);
+  return result;
+}
+
+// A backend the screen dropped: its screening trial stands for it (no rate; the batch search never ran).
+BackendResult screened_result(const Database& db, const ScreenedStudy& study, TableRow& table_row) {
+  BackendResult result;
+  result.backend = study.key.backend;
+  result.screened_out = study.verdict.reason;
+  BestConfig& best = result.best;
+  best.batch_size = study.verdict.batch_size;
+  best.search_budget_seconds = study.verdict.search_budget_seconds;
+  best.stop.batch_limit = BatchLimit::budget;
+  const auto trials = db.trials(study.study_id);
+  for (const auto& t : trials)
+    if (t.spec.purpose == TrialPurpose::throughput && t.spec.batch_size == best.batch_size) {
+      best.samples_per_second = t.result.ok() ? t.result.samples_per_second : 0;
+      best.step_time = t.result.step_time_median;
+      best.compile_overhead_seconds = t.result.compile_overhead_seconds;
+      best.peak_memory_bytes = t.result.peak_memory_bytes;
+      best.stop.limit_status = t.result.status;
+    }
+  best.trials_run = static_cast<int>(trials.size());
+  add_trials(trials, result, table_row);
   return result;
 }
 
@@ -132,11 +180,14 @@ void finish_row(TableRow& row) {
   std::sort(row.backends.begin(), row.backends.end(), [](const BackendResult& a, const BackendResult& b) {
     return std::make_pair(a.backend != kNativeBackend, a.backend) < std::make_pair(b.backend != kNativeBackend, b.backend);
   });
+  // A searched backend outranks a screened-out one (whose figure is one trial at the screening batch).
+  const auto rank = [&](size_t i) {
+    return std::make_pair(row.backends[i].screened_out.empty(), row.backends[i].best.samples_per_second);
+  };
   for (size_t i = 0; i < row.backends.size(); ++i) {
     const BackendResult& b = row.backends[i];
     if (b.backend == kNativeBackend) row.native = i;
-    else if (is_compiled(b.backend) &&
-             (!row.compiled || b.best.samples_per_second > row.backends[*row.compiled].best.samples_per_second))
+    else if (is_compiled(b.backend) && (!row.compiled || rank(i) > rank(*row.compiled)))
       row.compiled = i;
   }
   if (row.native && row.compiled) compare_at_equal_batch(row);
@@ -155,13 +206,23 @@ std::string describe_instance(const TableInstance& i) {
 TestedModelsTable gather_tested_models(const Database& db, const std::string& source,
                                        const std::optional<std::vector<int64_t>>& study_ids) {
   std::map<RowKey, TableRow> rows;
-  for (const auto& best : db.best_rows()) {
-    if (study_ids && std::find(study_ids->begin(), study_ids->end(), best.study_id) == study_ids->end()) continue;
-    const RowKey key = row_key(best.key);
-    auto found = rows.find(key);
-    if (found == rows.end()) found = rows.emplace(key, start_row(best.key)).first;
-    found->second.backends.push_back(backend_result(db, best, found->second));
-  }
+  const auto wanted = [&](int64_t id) {
+    return !study_ids || std::find(study_ids->begin(), study_ids->end(), id) != study_ids->end();
+  };
+  const auto row_of = [&](const StudyKey& k) -> TableRow& {
+    auto found = rows.find(row_key(k));
+    return found != rows.end() ? found->second : rows.emplace(row_key(k), start_row(k)).first->second;
+  };
+  for (const auto& best : db.best_rows())
+    if (wanted(best.study_id)) {
+      TableRow& row = row_of(best.key);
+      row.backends.push_back(backend_result(db, best, row));
+    }
+  for (const auto& screened : db.screened_out())
+    if (wanted(screened.study_id)) {
+      TableRow& row = row_of(screened.key);
+      row.backends.push_back(screened_result(db, screened, row));
+    }
   TestedModelsTable table;
   table.source = source;
   for (auto& [key, row] : rows) {
@@ -214,6 +275,21 @@ std::optional<LearningRatePoint> BackendResult::runner_up() const {
 double BackendResult::runner_up_margin() const {
   const auto second = runner_up_with_margin();
   return second ? second->second : 0;
+}
+
+bool TableRow::budget_cut() const {
+  for (const auto& b : backends) {
+    if (!b.screened_out.empty()) continue;
+    const StopReasons& stop = b.best.stop;
+    if (stop.batch_limit == BatchLimit::budget || stop.lr_cause == StopCause::budget ||
+        stop.lr_horizon_steps < stop.lr_horizon_wanted)
+      return true;
+  }
+  return false;
+}
+
+bool TableRow::screened_out() const {
+  return std::all_of(backends.begin(), backends.end(), [](const BackendResult& b) { return !b.screened_out.empty(); });
 }
 
 double native_seconds_at(const TableRow& row, double steps) {

@@ -15,8 +15,9 @@ namespace tune {
 
 // 3: instance parts, batch limits, curves, trial counts and dates; 4: speed-up at one batch both ran (with that
 // batch, best vs best apart, the net overhead), each rate's edge mark; 5: seeds per rate (the second-seed check);
-// 6: the steps each rate was ranked after (train_steps per rate, lr_horizon_steps per backend)
-constexpr int kTableJsonSchemaVersion = 6;
+// 6: the steps each rate was ranked after (train_steps per rate, lr_horizon_steps per backend); 7: what a reader needs
+// to trust a row (start, data, search budget, trial time, the horizon asked for) and backends the screen dropped
+constexpr int kTableJsonSchemaVersion = 7;
 
 struct BatchPoint {
   int batch_size = 0;
@@ -42,6 +43,9 @@ struct BackendResult {
   std::vector<BatchPoint> batch_curve;  // throughput trials, by batch size
   std::vector<LearningRatePoint> lr_curve;  // learning-rate trials at the chosen batch, by rate
   int64_t memory_limit_bytes = 0;       // what a trial was allowed to use (0: no cap)
+  // Why the screen dropped it, when it did and no search ran: `best` is then its screening trial (batch, speed,
+  // memory; no learning rate).
+  std::string screened_out;
   // The next-best rate at the chosen batch and how far its loss lies above the chosen one's (a share), compared
   // on the seeds both ran (a rate the second-seed check ran again, on both); none when fewer than two rates ran.
   // A small margin may be within seed-to-seed noise.
@@ -79,11 +83,19 @@ struct TableRow {
   // Best vs best: each backend at its own chosen batch (batch size and compiling both in it), labelled apart.
   double best_vs_best_speedup = 0;
   int trials_run = 0;                   // over every backend of the row
+  double trial_seconds = 0;             // their wall time together
+  double search_budget_seconds = 0;     // the --budget of the searches behind it (the largest; 0: not recorded)
+  std::string start;                    // "random" (initialised) or "pretrained" (--weights)
+  std::string data;                     // what it trained on: "masked_lm: tune's corpus, hashed words"
   std::string first_trial_at;           // ISO times of the row's first and last finished trial
   std::string last_trial_at;
 
   const BackendResult* native_result() const { return native ? &backends[*native] : nullptr; }
   const BackendResult* compiled_result() const { return compiled ? &backends[*compiled] : nullptr; }
+  // Whether the budget ended any part of its searches (a batch search, a rate search, a rate horizon).
+  bool budget_cut() const;
+  // Whether every backend of it was screened out (no search ran for its precision).
+  bool screened_out() const;
 };
 
 struct TestedModelsTable {
@@ -91,8 +103,8 @@ struct TestedModelsTable {
   std::vector<TableRow> rows;
 };
 
-// Reads every study with a best config (only `study_ids` when given: a search's own); studies differing only
-// in backend share a row.
+// Reads every study with a best config, and every study the screen dropped without one (only `study_ids` when
+// given: a search's own); studies differing only in backend share a row.
 TestedModelsTable gather_tested_models(const Database& db, const std::string& source,
                                        const std::optional<std::vector<int64_t>>& study_ids = std::nullopt);
 

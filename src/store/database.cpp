@@ -78,6 +78,18 @@ UPDATE best_configs SET lr_edge = CASE
 WHERE EXISTS (SELECT 1 FROM trials t WHERE t.study_id = best_configs.study_id AND t.purpose = 'learning_rate'
               AND t.batch_size = best_configs.batch_size);
 )sql",
+    // 5: what a table needs to trust a row: the budget of the search that chose a config, the learning-rate
+    // horizon it afforded against the one asked for, and the screen's verdict on each study it timed (a dropped
+    // study has no best config, and its row says why). Rows stored before recorded none of these: 0 and ''.
+    R"sql(
+ALTER TABLE best_configs ADD COLUMN search_budget_seconds REAL NOT NULL DEFAULT 0;
+ALTER TABLE best_configs ADD COLUMN lr_horizon_steps INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE best_configs ADD COLUMN lr_horizon_wanted INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE screen_verdicts (
+  study_id INTEGER PRIMARY KEY REFERENCES studies(id), batch_size INTEGER NOT NULL, kept INTEGER NOT NULL,
+  reason TEXT NOT NULL, search_budget_seconds REAL NOT NULL,
+  updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kSchemaVersion, "one migration per schema version");
@@ -175,7 +187,9 @@ constexpr const char* kBestColumns =
     " b.step_time_ci_low AS step_time_ci_low, b.step_time_ci_high AS step_time_ci_high,"
     " b.flops_per_step AS flops_per_step, b.mfu AS mfu, b.batch_limit AS batch_limit,"
     " b.limit_batch_size AS limit_batch_size, b.limit_status AS limit_status, b.batch_stop AS batch_stop,"
-    " b.lr_stop_cause AS lr_stop_cause, b.lr_stop AS lr_stop, b.lr_edge AS lr_edge, b.updated_at AS updated_at";
+    " b.lr_stop_cause AS lr_stop_cause, b.lr_stop AS lr_stop, b.lr_edge AS lr_edge, b.updated_at AS updated_at,"
+    " b.search_budget_seconds AS search_budget_seconds, b.lr_horizon_steps AS lr_horizon_steps,"
+    " b.lr_horizon_wanted AS lr_horizon_wanted";
 
 BestConfig read_best(const Statement& s) {
   BestConfig b;
@@ -198,6 +212,9 @@ BestConfig read_best(const Statement& s) {
   b.stop.lr_cause = parse_stop_cause(s.text("lr_stop_cause"));
   b.stop.lr_stop = s.text("lr_stop");
   b.stop.lr_edge = parse_rate_edge(s.text("lr_edge"));
+  b.stop.lr_horizon_steps = static_cast<int>(s.integer("lr_horizon_steps"));
+  b.stop.lr_horizon_wanted = static_cast<int>(s.integer("lr_horizon_wanted"));
+  b.search_budget_seconds = s.real("search_budget_seconds");
   return b;
 }
 
@@ -392,14 +409,46 @@ void Database::save_best(int64_t study_id, const BestConfig& b) {
               "INSERT OR REPLACE INTO best_configs (study_id, batch_size, learning_rate, samples_per_second, step_time,"
               " compile_overhead_seconds, peak_memory_bytes, lr_score_loss, trials_run, step_time_ci_low,"
               " step_time_ci_high, flops_per_step, mfu, batch_limit, limit_batch_size, limit_status, batch_stop,"
-              " lr_stop_cause, lr_stop, lr_edge) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
+              " lr_stop_cause, lr_stop, lr_edge, search_budget_seconds, lr_horizon_steps, lr_horizon_wanted)"
+              " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)");
   s.bind(1, study_id).bind(2, b.batch_size).bind(3, b.learning_rate).bind(4, b.samples_per_second);
   s.bind(5, b.step_time).bind(6, b.compile_overhead_seconds).bind(7, b.peak_memory_bytes).bind(8, b.lr_score_loss);
   s.bind(9, b.trials_run).bind(10, b.step_time_ci_low).bind(11, b.step_time_ci_high).bind(12, b.flops_per_step);
   s.bind(13, b.mfu).bind(14, to_string(b.stop.batch_limit)).bind(15, b.stop.limit_batch_size);
   s.bind(16, to_string(b.stop.limit_status)).bind(17, b.stop.batch_stop).bind(18, to_string(b.stop.lr_cause));
-  s.bind(19, b.stop.lr_stop).bind(20, to_string(b.stop.lr_edge));
+  s.bind(19, b.stop.lr_stop).bind(20, to_string(b.stop.lr_edge)).bind(21, b.search_budget_seconds);
+  s.bind(22, b.stop.lr_horizon_steps).bind(23, b.stop.lr_horizon_wanted);
   s.step();
+}
+
+void Database::save_screen_verdict(int64_t study_id, const ScreenVerdict& v) {
+  Statement s(db_,
+              "INSERT OR REPLACE INTO screen_verdicts (study_id, batch_size, kept, reason, search_budget_seconds)"
+              " VALUES (?,?,?,?,?)");
+  s.bind(1, study_id).bind(2, v.batch_size).bind(3, v.kept ? 1 : 0).bind(4, v.reason).bind(5, v.search_budget_seconds);
+  s.step();
+}
+
+std::optional<ScreenVerdict> Database::screen_verdict(int64_t study_id) const {
+  Statement s(db_, "SELECT batch_size, kept, reason, search_budget_seconds FROM screen_verdicts WHERE study_id = ?");
+  s.bind(1, study_id);
+  if (!s.step()) return std::nullopt;
+  return ScreenVerdict{static_cast<int>(s.integer("batch_size")), s.integer("kept") != 0, s.text("reason"),
+                       s.real("search_budget_seconds")};
+}
+
+std::vector<ScreenedStudy> Database::screened_out() const {
+  Statement s(db_, std::string("SELECT ") + kStudyColumns +
+                       ", v.batch_size AS batch_size, v.reason AS reason, v.search_budget_seconds AS budget"
+                       " FROM screen_verdicts v JOIN studies s ON s.id = v.study_id"
+                       " WHERE v.kept = 0 AND NOT EXISTS (SELECT 1 FROM best_configs b WHERE b.study_id = s.id)"
+                       " ORDER BY s.id");
+  std::vector<ScreenedStudy> out;
+  while (s.step()) {
+    const ScreenVerdict verdict{static_cast<int>(s.integer("batch_size")), false, s.text("reason"), s.real("budget")};
+    out.push_back({s.integer("study_id"), read_study_key(s), verdict});
+  }
+  return out;
 }
 
 std::vector<BestRow> Database::best_rows() const {

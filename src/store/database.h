@@ -15,7 +15,7 @@ struct sqlite3;
 
 namespace tune {
 
-constexpr int kSchemaVersion = 4;
+constexpr int kSchemaVersion = 5;
 constexpr const char* kDefaultStepOptions = "attention=math,optimizer=adamw";
 // The step options a study is keyed by: "attention=math,optimizer=adamw".
 std::string step_options_key(const std::string& attention, const std::string& optimizer);
@@ -64,8 +64,24 @@ struct BestConfig {
   double flops_per_step = 0;     // training matmul FLOPs of one step at this batch size
   double mfu = 0;                // model FLOPs utilization against the instance's peak; 0 when unknown
   StopReasons stop;
+  double search_budget_seconds = 0;  // the --budget of the search that chose it (0: stored before schema 5)
   // The largest size tested still fit and was the fastest: the real limit is higher.
   bool batch_capped_by_range() const { return stop.batch_limit == BatchLimit::range; }
+};
+
+// The default coverage's screen on one study (a backend x precision): its one throughput trial at `batch_size`
+// kept the study for the search or dropped it, `reason` in words ("dropped: 62% of the fastest ...").
+struct ScreenVerdict {
+  int batch_size = 0;
+  bool kept = true;
+  std::string reason;
+  double search_budget_seconds = 0;  // the --budget of the search that screened it
+};
+
+struct ScreenedStudy {
+  int64_t study_id = 0;
+  StudyKey key;
+  ScreenVerdict verdict;
 };
 
 struct BestRow {
@@ -97,6 +113,11 @@ class Database {
   // Every study with its key, and its best config when it has one; by id.
   std::vector<std::pair<int64_t, StudyKey>> studies() const;
   std::optional<BestConfig> best(int64_t study_id) const;
+  // The screen's latest verdict on a study (replacing an earlier one).
+  void save_screen_verdict(int64_t study_id, const ScreenVerdict& verdict);
+  std::optional<ScreenVerdict> screen_verdict(int64_t study_id) const;
+  // Studies the screen dropped that have no best config (no search chose one), with their keys; by id.
+  std::vector<ScreenedStudy> screened_out() const;
 
  private:
   void exec(const std::string& sql) const;

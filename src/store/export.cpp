@@ -13,7 +13,8 @@ nlohmann::json hardware_json(const InstanceHardware& h) {
 nlohmann::json stop_json(const StopReasons& s) {
   return {{"batch_limit", to_string(s.batch_limit)}, {"limit_batch_size", s.limit_batch_size},
           {"limit_status", to_string(s.limit_status)}, {"batch_stop", s.batch_stop},
-          {"lr_cause", to_string(s.lr_cause)}, {"lr_stop", s.lr_stop}};
+          {"lr_cause", to_string(s.lr_cause)}, {"lr_stop", s.lr_stop}, {"lr_edge", to_string(s.lr_edge)},
+          {"lr_horizon_steps", s.lr_horizon_steps}, {"lr_horizon_wanted", s.lr_horizon_wanted}};
 }
 
 nlohmann::json best_json(const std::optional<BestConfig>& best) {
@@ -25,7 +26,14 @@ nlohmann::json best_json(const std::optional<BestConfig>& best) {
           {"lr_score_loss", b.lr_score_loss}, {"trials_run", b.trials_run},
           {"step_time_ci_low", b.step_time_ci_low}, {"step_time_ci_high", b.step_time_ci_high},
           {"flops_per_step", b.flops_per_step}, {"mfu", b.mfu},
-          {"batch_capped_by_range", b.batch_capped_by_range()}, {"stop", stop_json(b.stop)}};
+          {"batch_capped_by_range", b.batch_capped_by_range()}, {"stop", stop_json(b.stop)},
+          {"search_budget_seconds", b.search_budget_seconds}};
+}
+
+nlohmann::json screen_json(const std::optional<ScreenVerdict>& verdict) {
+  if (!verdict) return nullptr;
+  return {{"batch_size", verdict->batch_size}, {"kept", verdict->kept}, {"reason", verdict->reason},
+          {"search_budget_seconds", verdict->search_budget_seconds}};
 }
 
 nlohmann::json trials_json(const std::vector<StoredTrial>& trials) {
@@ -41,7 +49,7 @@ nlohmann::json study_json(const Database& db, int64_t id, const StudyKey& k) {
           {"hardware", hardware_json(k.hardware)}, {"libtorch_version", k.libtorch_version},
           {"tune_version", k.tune_version}, {"backend", k.backend}, {"precision", k.precision},
           {"seq_len", k.seq_len}, {"step_options", k.step_options}, {"best", best_json(db.best(id))},
-          {"trials", trials_json(db.trials(id))}};
+          {"screen", screen_json(db.screen_verdict(id))}, {"trials", trials_json(db.trials(id))}};
 }
 
 }  // namespace

@@ -9,8 +9,9 @@
 
 namespace tune {
 
-// 1: studies with id, key fields (hardware as its parts and fingerprint), best (or null) and trials.
-constexpr int kExportSchemaVersion = 1;
+// 1: studies with id, key fields (hardware as its parts and fingerprint), best (or null) and trials; 2: the best's
+// search budget, rate edge and horizon, and each study's screen verdict (or null).
+constexpr int kExportSchemaVersion = 2;
 
 // {"schema": "tune-export", "schema_version": 1, "database": path, "studies": [...]}, studies by id, trials by id.
 nlohmann::json export_database(const Database& db, const std::string& path);

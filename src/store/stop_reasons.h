@@ -45,6 +45,10 @@ struct StopReasons {
   StopCause lr_cause = StopCause::strategy;
   std::string lr_stop;                         // the learning-rate search's stop reason, as printed
   RateEdge lr_edge = RateEdge::none;           // the chosen rate at an end of those tried (not found)
+  // Steps each learning-rate trial trained (the horizon rates were ranked at) and the steps the settings (or the
+  // job's length) asked for: fewer when the budget cut the horizon. 0: stored before schema 5, or no rate search.
+  int lr_horizon_steps = 0;
+  int lr_horizon_wanted = 0;
 };
 
 // A throughput trial of a batch search, as the batch-limit rule reads it.
