@@ -56,13 +56,19 @@ struct Sweep {
 void record_backend(Database& db, const StudyKey& key, const std::vector<Ramp>& ramp, const std::vector<Sweep>& sweep,
                     BestConfig best) {
   const int64_t id = db.ensure_study(key);
+  const auto of_model = [&](TrialSpec s) {  // every fixture model is a tiny variant, as its name says
+    s.model.name = key.model;
+    s.model.tiny = true;
+    return s;
+  };
   for (const auto& r : ramp) {
     TrialResult measured = result(r.status, r.samples_per_second, 0);
     measured.compile_overhead_seconds = best.compile_overhead_seconds;  // each size's warm-up overhead alike
-    db.record_trial(id, spec(TrialPurpose::throughput, r.batch, 1e-4), measured, "d");
+    db.record_trial(id, of_model(spec(TrialPurpose::throughput, r.batch, 1e-4)), measured, "d");
   }
   for (const auto& s : sweep)
-    db.record_trial(id, spec(TrialPurpose::learning_rate, best.batch_size, s.lr), result(s.status, 0, s.loss), "d");
+    db.record_trial(id, of_model(spec(TrialPurpose::learning_rate, best.batch_size, s.lr)), result(s.status, 0, s.loss),
+                    "d");
   best.trials_run = static_cast<int>(ramp.size() + sweep.size());
   db.save_best(id, best);
 }

@@ -97,7 +97,9 @@ TEST(Cli, DefaultPrecisionsAreScreenedBeforeTheSearch) {
   EXPECT_NE(r.output.find("(auto: this instance's); each pair screened at one batch before any search"), std::string::npos)
       << r.output;
   const auto json = nlohmann::json::parse(r.output.substr(r.output.find("\n{") + 1));
-  EXPECT_EQ(json["schema_version"], 7);
+  EXPECT_EQ(json["schema_version"], 7);  // cli/cmd_tune.cpp kSearchJsonSchemaVersion
+  for (const auto& s : json["searches"])  // the horizon the budget afforded is never more than the one wanted
+    EXPECT_LE(s["lr_horizon_steps"].get<int>(), s["lr_horizon_wanted"].get<int>()) << s.dump();
   const auto& screening = json["screening"];
   ASSERT_GE(screening.size(), 2u) << r.output;
   EXPECT_EQ(screening.size() % 2, 0u);  // eager and jit at each default precision

@@ -109,7 +109,16 @@ TEST(SearchSettings, BatchRangeMinAboveMaxIsNamed) {
   const std::string path = write_file(dir / "s.yaml", "min_batch_size: 16\nmax_batch_size: 8\n");
   const std::string msg = error_of([&] { load_search_settings(path); });
   EXPECT_NE(msg.find("min_batch_size"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("16 and 8"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("16, 8 and 1024"), std::string::npos) << msg;
+}
+
+// A GPU search's batch range ends at gpu_max_batch_size (configs/search.yaml), a CPU's at max_batch_size.
+TEST(SearchSettings, AGpuSearchRampsToTheGpuMaximum) {
+  const SearchSettings s = load_search_settings(default_search_settings_path());
+  EXPECT_EQ(settings_for_device(s, "cpu").max_batch_size, s.max_batch_size);
+  EXPECT_EQ(settings_for_device(s, "cuda").max_batch_size, s.gpu_max_batch_size);
+  EXPECT_EQ(settings_for_device(s, "cuda:1").max_batch_size, s.gpu_max_batch_size);
+  EXPECT_GT(s.gpu_max_batch_size, 288) << "the vendor table's 24 GB cards already ran 288 at seq 128";
 }
 
 // Strategy options live with their strategy: tuner_options per strategy name; the ramp's gain, once a top-level

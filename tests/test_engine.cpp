@@ -770,6 +770,11 @@ TEST(Screening, DefaultCoverageFollowsTheInstance) {
   gpu.device = "cuda";
   EXPECT_EQ(default_precisions(gpu), (std::vector<std::string>{"fp32", "bf16", "fp16"}));
   EXPECT_EQ(default_backends(gpu), (std::vector<std::string>{"eager", "jit", "inductor", "cuda-graph"}));
+  // Eager's optimizer as fast as torch's default there: fused on a GPU (torch's foreach path), torch's AdamW on a CPU.
+  EXPECT_EQ(default_optimizer(gpu), "fused");
+  gpu.device = "cuda:1";
+  EXPECT_EQ(default_optimizer(gpu), "fused");
+  EXPECT_EQ(default_optimizer(cpu), "adamw");
 }
 
 // On the simulated machine bf16 doubles throughput and jit is 1.5x eager: jit bf16 is the fastest, eager bf16

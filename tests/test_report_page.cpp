@@ -20,7 +20,7 @@ using tune::testing::temp_dir;
 
 namespace {
 
-constexpr int kWindowWidth = 1400, kWindowHeight = 1800;  // the fixture's three rows fit
+constexpr int kWindowWidth = 1400, kWindowHeight = 2100;  // the fixture's three rows and the notes fit
 
 struct Box {
   int x, y, width, height;

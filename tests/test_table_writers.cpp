@@ -223,6 +223,48 @@ TEST(TableWriters, HtmlIndexLinksEachModelToItsFirstSection) {
   EXPECT_LT(html.find("<nav class=\"index\""), html.find("<table")) << "the index comes first";
 }
 
+// The ten tested models answer users; the tiny variants are CI's: full-size rows first, each set its own table.
+TEST(TestedModelsTable, FullSizeModelsComeFirstAndTinyVariantsHaveTheirOwnSection) {
+  const std::string path = (temp_dir("table") / "t.db").string();
+  tune::testing::write_table_fixture(path);
+  {
+    Database db(path);
+    StudyKey key = make_study_key("roberta-base", "hash-roberta-base", Instance{}, "2.15.0", "eager", "fp32", 128);
+    const int64_t id = db.ensure_study(key);
+    TrialSpec spec;
+    spec.model.name = "roberta-base";
+    spec.batch_size = 8;
+    TrialResult result;
+    result.samples_per_second = 3;
+    db.record_trial(id, spec, result, "d");
+    BestConfig best;
+    best.batch_size = 8;
+    best.samples_per_second = 3;
+    db.save_best(id, best);
+  }
+  const TestedModelsTable table = gather_tested_models(Database(path), "t.db");
+  ASSERT_GE(table.rows.size(), 2u);
+  EXPECT_EQ(table.rows[0].model, "roberta-base");  // after bert-tiny in name order, first as the full-size model
+  EXPECT_FALSE(table.rows[0].tiny);
+  for (size_t i = 1; i < table.rows.size(); ++i) EXPECT_TRUE(table.rows[i].tiny) << table.rows[i].model;
+  const std::string md = render("md", table);
+  const auto tested = md.find("## Tested models"), tiny = md.find("## Tiny variants (tests and CI)");
+  ASSERT_NE(tiny, std::string::npos) << md;
+  EXPECT_LT(tested, md.find("| roberta-base"));
+  EXPECT_LT(md.find("| roberta-base"), tiny);
+  EXPECT_LT(tiny, md.find("| bert-tiny"));
+  const std::string html = render("html", table);
+  EXPECT_EQ(count(html, "<table class=\"summary\">"), 2u);
+  EXPECT_NE(html.find("<div><b>Tiny variants (tests and CI):</b> <a href=\"#model-bert-tiny\">"), std::string::npos);
+  const auto json = nlohmann::json::parse(render("json", table));
+  EXPECT_FALSE(json["rows"][0]["tiny"].get<bool>());
+  EXPECT_TRUE(json["rows"][1]["tiny"].get<bool>());
+  // One set alone (a search's own rows) is one table without section titles.
+  TestedModelsTable alone = table;
+  alone.rows.erase(alone.rows.begin());
+  EXPECT_EQ(render("md", alone).find("## "), std::string::npos);
+}
+
 TEST(TableWriters, EachRowStatesItsBudgetStartAndData) {
   auto table = fixture_table();
   const std::string before = unpadded(render("md", table));
@@ -245,6 +287,17 @@ TEST(TableWriters, EachRowStatesItsBudgetStartAndData) {
   EXPECT_FALSE(json["rows"][1]["budget_cut"].get<bool>());
   EXPECT_EQ(json["rows"][0]["native"]["lr_horizon_wanted"], 12);
   EXPECT_EQ(json["rows"][0]["start"], "random");
+}
+
+// An MFU above 100% proves its peak estimate low (a CPU's nominal clock): it is said so, never printed as a figure.
+TEST(TableWriters, AnMfuAboveTheEstimatedPeakIsNotAFigure) {
+  auto table = fixture_table();
+  table.rows[0].backends[0].best.mfu = 0.5;
+  table.rows[0].backends[1].best.mfu = 1.18;
+  const std::string md = render("md", table);
+  EXPECT_NE(md.find("40.00 (MFU 50.0%)"), std::string::npos) << md;
+  EXPECT_NE(md.find("70.00 (MFU >100%: peak estimate low)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("118.0%"), std::string::npos) << md;
 }
 
 TEST(TestedModelsTable, APrecisionTheScreenDroppedIsARowSayingWhy) {
@@ -273,7 +326,9 @@ TEST(TestedModelsTable, APrecisionTheScreenDroppedIsARowSayingWhy) {
   const auto json = nlohmann::json::parse(render("json", table));
   bool found = false;
   for (const auto& r : json["rows"])
-    if (r["precision"] == "bf16") found = r["native"]["screened_out"] == "dropped: 45% of the fastest's samples/s (jit fp32)";
+    if (r["precision"] == "bf16")
+      found = r["native"]["screened_out"] == "dropped: 45% of the fastest's samples/s (jit fp32)" &&
+              r["native"]["batch_limit"] == "screened_out";
   EXPECT_TRUE(found) << json.dump(1);
   // The fp32 rows' searched backends are unaffected and no screen note is written without a screened-out row.
   EXPECT_EQ(render("md", fixture_table()).find("screened out"), std::string::npos);

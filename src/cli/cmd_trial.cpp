@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "instance/torch_instance.h"
 #include "cli/options.h"
+#include "engine/screening.h"
 #include "instance/instance.h"
 #include "trial/backend_label.h"
 #include "trial/trial_runner.h"
@@ -43,6 +44,7 @@ TrialSpec spec_from_flags(const po::variables_map& vm) {
   const Instance instance = resolve_instance("auto");  // the GPU when one is visible, as `tune --model` does
   spec.threads = instance.threads;
   spec.step.device = instance.device;
+  if (spec.step.optimizer == "auto") spec.step.optimizer = default_optimizer(instance);
   if (vm.count("steps")) {
     spec.purpose = TrialPurpose::learning_rate;
     spec.train_steps = vm["steps"].as<int>();

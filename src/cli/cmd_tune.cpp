@@ -22,8 +22,9 @@ namespace {
 
 // 3: rows in the table's JSON form; each search's strategies and stop cause; 4: rows of table schema 4 (speed-up at
 // one batch, rate edges), each search's rate edge; 5: the screen's verdicts (screening); 6: each search's
-// learning-rate horizon (lr_horizon_steps) and the job it was chosen for (job_steps)
-constexpr int kSearchJsonSchemaVersion = 6;
+// learning-rate horizon (lr_horizon_steps) and the job it was chosen for (job_steps); 7: rows of table schema 7
+// (budget, screened-out rows), each search's wanted horizon (lr_horizon_wanted: more than lr_horizon_steps when cut)
+constexpr int kSearchJsonSchemaVersion = 7;
 
 void print_outcomes(std::ostream& out, const SearchSummary& summary) {
   for (const auto& e : summary.screening) out << "- screen: " << e.backend << " " << e.precision << ": " << e.reason << "\n";
@@ -61,6 +62,7 @@ nlohmann::json searches_json(const SearchSummary& summary, const SearchSettings&
                          {"trials_run", b.trials_run}, {"trials_reused", b.trials_reused},
                          {"trial_seconds", b.trial_seconds}, {"ramp_stop", b.ramp_stop}, {"lr_stop", b.lr_stop},
                          {"failure", b.failure}, {"lr_horizon_steps", b.lr_horizon_steps},
+                         {"lr_horizon_wanted", b.lr_horizon_wanted},
                          {"job_steps", b.job_steps}};
     if (b.best) {
       entry["batch_limit"] = to_string(b.best->stop.batch_limit);
@@ -158,7 +160,7 @@ SearchRequest request_from(const po::variables_map& vm) {
   request.screen = backends == "auto" || precisions == "auto";
   const TrainingChoice training = training_choice(vm);
   request.attention = training.attention;
-  request.optimizer = training.optimizer;
+  request.optimizer = training.optimizer == "auto" ? default_optimizer(request.instance) : training.optimizer;
   request.seq_len = training.seq_len > 0 ? training.seq_len : request.model.default_seq_len;
   request.seed = training.seed;
   request.data = training.data;
@@ -255,8 +257,9 @@ int run_tune(int argc, char** argv) {
   po::options_description desc = tune_options();
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc, vm, "tune --model NAME [options]")) return 0;
-  const SearchSettings settings = with_tuner_flags(vm, load_search_settings(vm["settings"].as<std::string>()));
   const SearchRequest request = request_from(vm);
+  const SearchSettings settings = settings_for_device(
+      with_tuner_flags(vm, load_search_settings(vm["settings"].as<std::string>())), request.instance.device);
   const bool budget_given = vm.count("budget") > 0;
   const double budget = budget_given ? parse_duration_seconds(vm["budget"].as<std::string>()) : settings.budget_seconds;
   const std::string db_path = vm["db"].as<std::string>();

@@ -24,6 +24,10 @@ std::vector<std::string> default_backends(const Instance& instance) {
   return out;
 }
 
+std::string default_optimizer(const Instance& instance) {
+  return instance.device.rfind("cuda", 0) == 0 ? "fused" : "adamw";
+}
+
 namespace {
 
 // The fastest entry that ran among those `admits` takes (nullptr when none).

@@ -18,6 +18,12 @@ std::vector<std::string> default_precisions(const Instance& instance);
 // GPU cuda-graph. One that cannot run here fails its screening trial and is dropped with the reason.
 std::vector<std::string> default_backends(const Instance& instance);
 
+// The optimizer `--optimizer auto` means: on a GPU "fused" (one kernel, state on the device), since torch's AdamW
+// takes its multi-tensor foreach path on CUDA by default (2.0 on): the per-tensor loop of torch::optim::AdamW would
+// make eager slower than a PyTorch user's and inflate every compiled speed-up. On a CPU "adamw", torch's default
+// there (foreach is CUDA-only).
+std::string default_optimizer(const Instance& instance);
+
 // One backend x precision's screening trial (a throughput trial at the screening batch) and the verdict.
 struct ScreenEntry {
   std::string backend;

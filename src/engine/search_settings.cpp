@@ -87,15 +87,22 @@ void read_learning_rate_keys(const YAML::Node& root, const std::string& file, Se
 
 }  // namespace
 
+SearchSettings settings_for_device(SearchSettings settings, const std::string& device) {
+  if (device.rfind("cuda", 0) == 0) settings.max_batch_size = settings.gpu_max_batch_size;
+  return settings;
+}
+
 SearchSettings load_search_settings(const std::string& file) {
   const YAML::Node root = load_yaml_file(file);
   SearchSettings s;
   read_duration(root, "budget", s.budget_seconds, file);
   read_yaml_key(root, "min_batch_size", s.min_batch_size, file);
   read_yaml_key(root, "max_batch_size", s.max_batch_size, file);
-  if (s.min_batch_size < 1 || s.max_batch_size < s.min_batch_size)
-    throw std::invalid_argument(file + ": keys 'min_batch_size', 'max_batch_size': expected 1 <= min <= max, got " +
-                                std::to_string(s.min_batch_size) + " and " + std::to_string(s.max_batch_size));
+  read_yaml_key(root, "gpu_max_batch_size", s.gpu_max_batch_size, file);
+  if (s.min_batch_size < 1 || s.max_batch_size < s.min_batch_size || s.gpu_max_batch_size < s.min_batch_size)
+    throw std::invalid_argument(file + ": keys 'min_batch_size', 'max_batch_size', 'gpu_max_batch_size': expected 1 <= "
+                                "min <= each max, got " + std::to_string(s.min_batch_size) + ", " +
+                                std::to_string(s.max_batch_size) + " and " + std::to_string(s.gpu_max_batch_size));
   if (root["min_throughput_gain"])
     throw std::invalid_argument(file + ": key 'min_throughput_gain' is now an option of the batch_ramp strategy: "
                                 "write it as tuner_options: {batch_ramp: {min_throughput_gain: VALUE}}");

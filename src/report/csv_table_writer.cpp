@@ -35,7 +35,7 @@ std::vector<std::string> header() {
       h.push_back(side + "_" + field);
   for (const char* tail : {"speedup", "speedup_batch_size", "speedup_best_vs_best", "worth_compiling",
                            "break_even_steps", "break_even_seconds", "trials_run", "trial_seconds",
-                           "search_budget_seconds", "budget_cut", "start", "data", "first_trial_at", "last_trial_at"})
+                           "search_budget_seconds", "budget_cut", "tiny", "start", "data", "first_trial_at", "last_trial_at"})
     h.push_back(tail);
   return h;
 }
@@ -61,6 +61,7 @@ std::vector<std::string> fields(const TableRow& row) {
   f.push_back(number(row.trial_seconds));
   f.push_back(row.search_budget_seconds > 0 ? number(row.search_budget_seconds) : "");
   f.push_back(row.budget_cut() ? "true" : "false");
+  f.push_back(row.tiny ? "true" : "false");
   f.push_back(row.start);
   f.push_back(row.data);
   f.push_back(row.first_trial_at);

@@ -27,7 +27,7 @@ th{background:#f3f3f3}tr:nth-child(even) td{background:#fafafa}
 .rule{stroke:#888;stroke-dasharray:4 3}.missing{width:380px;height:250px;display:flex;align-items:center;
 justify-content:center;border:1px dashed #ccc;color:#777;font-size:12px}
 .index{position:sticky;top:0;background:#fff;padding:6px 0;font-size:13px;border-bottom:1px solid #ddd;z-index:1}
-.index a{margin-right:10px}
+.index a{margin-right:10px}.scroll{overflow-x:auto;max-width:100%}
 )css";
 
 // The page checks its own charts once laid out: a chart with no size or no series is a console error
@@ -167,15 +167,19 @@ std::string verdict(const TableRow& row) {
 }
 
 void write_table(std::ostream& out, const TestedModelsTable& table) {
-  out << "<table class=\"summary\"><thead><tr>";
-  for (const auto& h : table_header()) out << "<th>" << escape_xml(h) << "</th>";
-  out << "</tr></thead><tbody>";
-  for (const auto& row : table.rows) {
-    out << "<tr>";
-    for (const auto& cell : table_cells(row)) out << "<td>" << escape_xml(cell) << "</td>";
-    out << "</tr>";
+  const std::vector<TableSection> sections = table_sections(table);
+  for (const TableSection& section : sections) {
+    if (sections.size() > 1) out << "<h2 class=\"section\">" << escape_xml(section.title) << "</h2>";
+    out << "<div class=\"scroll\"><table class=\"summary\"><thead><tr>";
+    for (const auto& h : table_header()) out << "<th>" << escape_xml(h) << "</th>";
+    out << "</tr></thead><tbody>";
+    for (const TableRow* row : section.rows) {
+      out << "<tr>";
+      for (const auto& cell : table_cells(*row)) out << "<td>" << escape_xml(cell) << "</td>";
+      out << "</tr>";
+    }
+    out << "</tbody></table></div>\n";
   }
-  out << "</tbody></table>\n";
   for (const std::string& note : table_notes(table)) {
     out << "<p class=\"note\">" << escape_xml(note) << "</p>\n";
     if (note != kScreenNote) continue;
@@ -186,17 +190,22 @@ void write_table(std::ostream& out, const TestedModelsTable& table) {
 }
 
 // The model names in the table's order, each once: the page's index links to each model's first row section.
-std::vector<std::string> models_in_order(const TestedModelsTable& table) {
+std::vector<std::string> models_in_order(const std::vector<const TableRow*>& rows) {
   std::vector<std::string> models;
-  for (const auto& row : table.rows)
-    if (std::find(models.begin(), models.end(), row.model) == models.end()) models.push_back(row.model);
+  for (const TableRow* row : rows)
+    if (std::find(models.begin(), models.end(), row->model) == models.end()) models.push_back(row->model);
   return models;
 }
 
+// One line per section: "Tested models: bert-base-cased ...", "Tiny variants (tests and CI): bert-tiny ...".
 void write_index(std::ostream& out, const TestedModelsTable& table) {
-  out << "<nav class=\"index\" aria-label=\"models\"><b>Models:</b>";
-  for (const auto& model : models_in_order(table))
-    out << " <a href=\"#model-" << escape_xml(model) << "\">" << escape_xml(model) << "</a>";
+  out << "<nav class=\"index\" aria-label=\"models\">";
+  for (const TableSection& section : table_sections(table)) {
+    out << "<div><b>" << escape_xml(section.title) << ":</b>";
+    for (const auto& model : models_in_order(section.rows))
+      out << " <a href=\"#model-" << escape_xml(model) << "\">" << escape_xml(model) << "</a>";
+    out << "</div>";
+  }
   out << "</nav>\n";
 }
 

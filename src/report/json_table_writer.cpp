@@ -42,7 +42,8 @@ nlohmann::json lr_horizon_json(const BackendResult& r) {
 
 nlohmann::json backend_json(const BackendResult& r) {
   const BestConfig& b = r.best;
-  return {{"backend", r.backend}, {"batch_size", b.batch_size}, {"batch_limit", to_string(b.stop.batch_limit)},
+  return {{"backend", r.backend}, {"batch_size", b.batch_size},
+          {"batch_limit", r.screened_out.empty() ? to_string(b.stop.batch_limit) : "screened_out"},  // as in the CSV
           {"batch_capped_by_range", b.batch_capped_by_range()},
           {"limit_batch_size", b.stop.limit_batch_size ? nlohmann::json(b.stop.limit_batch_size) : nlohmann::json(nullptr)},
           {"learning_rate", b.learning_rate}, {"learning_rate_edge", to_string(b.stop.lr_edge)},
@@ -74,7 +75,7 @@ nlohmann::json row_json(const TableRow& row) {
           {"break_even_steps", a.break_even_steps}, {"break_even_seconds", a.break_even_seconds},
           {"trials_run", row.trials_run}, {"trial_seconds", row.trial_seconds},
           {"search_budget_seconds", row.search_budget_seconds ? nlohmann::json(row.search_budget_seconds) : nullptr},
-          {"budget_cut", row.budget_cut()}, {"start", row.start}, {"data", row.data},
+          {"budget_cut", row.budget_cut()}, {"start", row.start}, {"data", row.data}, {"tiny", row.tiny},
           {"first_trial_at", row.first_trial_at},
           {"last_trial_at", row.last_trial_at}};
 }

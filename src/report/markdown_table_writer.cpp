@@ -20,9 +20,13 @@ class MarkdownTableWriter : public TableWriter {
 }  // namespace
 
 void write_markdown_rows(std::ostream& out, const TestedModelsTable& table) {
-  std::vector<std::vector<std::string>> cells;
-  for (const auto& row : table.rows) cells.push_back(table_cells(row));
-  write_markdown_table(out, table_header(), cells);
+  const std::vector<TableSection> sections = table_sections(table);
+  for (size_t i = 0; i < sections.size(); ++i) {
+    if (sections.size() > 1) out << (i ? "\n" : "") << "## " << sections[i].title << "\n\n";
+    std::vector<std::vector<std::string>> cells;
+    for (const TableRow* row : sections[i].rows) cells.push_back(table_cells(*row));
+    write_markdown_table(out, table_header(), cells);
+  }
   for (const std::string& note : table_notes(table)) {
     out << "\n" << (note.front() == '*' ? "\\" : "") << note << "\n";  // escaped: "* " is not a list item
     if (note == kScreenNote)

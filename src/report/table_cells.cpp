@@ -2,6 +2,8 @@
 // speed-up, compile overhead, break-even, peak memory, trial count and dates.
 #include "report/table_cells.h"
 
+#include <algorithm>
+
 #include "instance/instance.h"
 #include "util/duration.h"
 #include "util/table_format.h"
@@ -23,7 +25,10 @@ std::string compiled_batch(const BackendResult& r) { return batch_size_cell(r, r
 std::string throughput_cell(const BackendResult* r) {
   if (!r) return "-";
   if (!r->screened_out.empty() && r->best.samples_per_second <= 0) return to_string(r->best.stop.limit_status);
-  return strf("%.2f", r->best.samples_per_second) + (r->best.mfu > 0 ? strf(" (MFU %.1f%%)", 100 * r->best.mfu) : "");
+  // Above 100% the peak it was taken against is too low (a CPU's nominal clock, not its boost): no figure stands.
+  const double mfu = r->best.mfu;
+  return strf("%.2f", r->best.samples_per_second) +
+         (mfu > 1 ? " (MFU >100%: peak estimate low)" : mfu > 0 ? strf(" (MFU %.1f%%)", 100 * mfu) : "");
 }
 
 std::string precision_cell(const TableRow& row) {
@@ -43,7 +48,10 @@ const char* const kSetupNote =
     "or $TUNE_CORPUS; \"hashed words\": no --tokenizer given, words hashed into the model's ids). Budget: `tune --budget`, the wall clock of the whole "
     "search of that model (every backend and precision); \"cut\": it ended a batch search (\"budget\" at the "
     "batch), a rate search, or shortened the steps rates were ranked after (\"budget: 4 of 12 steps\" at the rate). "
-    "Trials: how many ran behind the row and their wall time together.";
+    "Trials: how many ran behind the row and their wall time together. MFU: the training step's matmul FLOPs per "
+    "second over the instance's peak at that precision: a GPU's datasheet figure; a CPU's estimated from the clock "
+    "/proc/cpuinfo reports, which on a VM is the nominal one, not the boost the cores may run at, so a CPU's MFU "
+    "can read high (\"MFU >100%: peak estimate low\" where it proves the estimate low).";
 const char* const kScreenNote =
     "\"screened out\": tune's default coverage first times every backend x precision at one batch "
     "(`screen_batch_size`, 8) and searches only those within `screen_keep_share` (80%) of the fastest's samples/s, "
@@ -108,6 +116,14 @@ std::vector<std::string> table_header() {
           "lr compiled", "samples/s native", "samples/s compiled", "speedup (same batch)",
           "speedup (best vs best)", "compile overhead", "break-even",
           "peak mem native", "peak mem compiled", "trials", "measured"};
+}
+
+std::vector<TableSection> table_sections(const TestedModelsTable& table) {
+  std::vector<TableSection> sections{{"Tested models", {}}, {"Tiny variants (tests and CI)", {}}};
+  for (const auto& row : table.rows) sections[row.tiny ? 1 : 0].rows.push_back(&row);
+  sections.erase(std::remove_if(sections.begin(), sections.end(), [](const TableSection& s) { return s.rows.empty(); }),
+                 sections.end());
+  return sections;
 }
 
 std::string batch_limit_note(const BackendResult& r) {

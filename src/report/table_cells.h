@@ -9,6 +9,14 @@
 namespace tune {
 
 std::vector<std::string> table_header();
+
+// The table's sections in order, each only when it has rows: "Tested models" (full size) and "Tiny variants
+// (tests and CI)". Writers title them when there are two.
+struct TableSection {
+  std::string title;
+  std::vector<const TableRow*> rows;
+};
+std::vector<TableSection> table_sections(const TestedModelsTable& table);
 std::vector<std::string> table_cells(const TableRow& row);
 
 // "OOM at 64", "timeout at 32", "budget", "max trials", or "" (range cap, or throughput: no faster size).

@@ -93,6 +93,7 @@ void add_trials(const std::vector<StoredTrial>& trials, BackendResult& result, T
     row.trial_seconds += t.result.wall_seconds;
     if (row.start.empty()) {
       row.start = t.spec.weights_dir.empty() ? "random" : "pretrained";
+      row.tiny = t.spec.model.tiny;
       row.data = describe_data(t.spec);
     }
   }
@@ -229,6 +230,7 @@ TestedModelsTable gather_tested_models(const Database& db, const std::string& so
     finish_row(row);
     table.rows.push_back(std::move(row));
   }
+  std::stable_partition(table.rows.begin(), table.rows.end(), [](const TableRow& r) { return !r.tiny; });
   return table;
 }
 

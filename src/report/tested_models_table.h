@@ -16,7 +16,7 @@ namespace tune {
 // 3: instance parts, batch limits, curves, trial counts and dates; 4: speed-up at one batch both ran (with that
 // batch, best vs best apart, the net overhead), each rate's edge mark; 5: seeds per rate (the second-seed check);
 // 6: the steps each rate was ranked after (train_steps per rate, lr_horizon_steps per backend); 7: what a reader needs
-// to trust a row (start, data, search budget, trial time, the horizon asked for) and backends the screen dropped
+// to trust a row (start, data, search budget, trial time, the horizon asked for, tiny) and backends the screen dropped
 constexpr int kTableJsonSchemaVersion = 7;
 
 struct BatchPoint {
@@ -85,6 +85,7 @@ struct TableRow {
   int trials_run = 0;                   // over every backend of the row
   double trial_seconds = 0;             // their wall time together
   double search_budget_seconds = 0;     // the --budget of the searches behind it (the largest; 0: not recorded)
+  bool tiny = false;                    // a family's tiny variant (tests and CI): the table's second section
   std::string start;                    // "random" (initialised) or "pretrained" (--weights)
   std::string data;                     // what it trained on: "masked_lm: tune's corpus, hashed words"
   std::string first_trial_at;           // ISO times of the row's first and last finished trial
@@ -104,7 +105,8 @@ struct TestedModelsTable {
 };
 
 // Reads every study with a best config, and every study the screen dropped without one (only `study_ids` when
-// given: a search's own); studies differing only in backend share a row.
+// given: a search's own); studies differing only in backend share a row. Full-size models' rows come first, then
+// the tiny variants', each in key order.
 TestedModelsTable gather_tested_models(const Database& db, const std::string& source,
                                        const std::optional<std::vector<int64_t>>& study_ids = std::nullopt);
 
