@@ -892,6 +892,35 @@ TEST_F(EngineFixture, ASlowCompileInTheScreenGetsWhatTheFastPairsLeave) {
     if (e.backend == "slowcompile") EXPECT_TRUE(e.kept) << e.reason;
 }
 
+// A slow pair that spends the screen's share leaves the next precision's native (its baseline) the median trial so
+// far, not a second: without it that precision has no speed-up to report.
+TEST_F(EngineFixture, APrecisionsNativeInTheScreenGetsAtLeastTheMedianTrial) {
+  Database db((dir / "t.db").string());
+  request.backends = {"eager", "slowcompile"};
+  request.precisions = {"fp32", "bf16"};
+  request.screen = true;
+  settings.screen_budget_share = 0.5;
+  settings.trial_timeout_seconds = 6000;
+  std::map<std::string, double> limit;
+  SearchEngine engine(db, [&](const TrialSpec& s, const std::string&) {
+    if (s.purpose == TrialPurpose::throughput && s.batch_size == 8)
+      limit[s.step.backend + " " + s.step.precision] = s.timeout_seconds;
+    TrialSpec as = s;
+    if (s.step.backend == "slowcompile") as.step.backend = "jit";
+    TrialResult r = simulated_trial(as);
+    r.wall_seconds = s.step.backend == "slowcompile" ? 5000 : 60;
+    return r;
+  }, settings, progress);
+  const auto summary = engine.run(request, 4000);
+  ASSERT_EQ(summary.screening.size(), 4u);
+  EXPECT_NEAR(limit.at("eager fp32"), 2000, 1);  // the screen's share: nothing ran before it
+  // The share left (~2000 s) less the median (2530 s) for the one pair after it is nothing: a compiled pair would
+  // get 1 s here; the native gets the median of 60 s and 5000 s.
+  EXPECT_NEAR(limit.at("eager bf16"), 2530, 1);
+  for (const auto& e : summary.screening)
+    if (e.backend == "eager" && e.precision == "bf16") EXPECT_EQ(e.result.status, TrialStatus::ok) << e.reason;
+}
+
 // A precision that can win keeps its native and its fastest compiler (the row's compile-or-not answer) even when
 // that compiler is slow; a slower second compiler is dropped, and so is every pair of a precision that cannot win.
 TEST(Screening, AKeptPrecisionKeepsItsNativeAndFastestCompiler) {

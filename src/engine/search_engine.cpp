@@ -238,12 +238,16 @@ BackendOutcome SearchEngine::new_outcome(const SearchRequest& request, const std
 // A screening trial's time limit: what is left of the screen's share, less what the pairs after it are expected
 // to take (each the median wall time of the screening trials so far; nothing before the first has run), so a
 // slow compile gets what the fast pairs left rather than an equal share (Inductor on bert-base compiles in ~145 s
-// where eager's whole trial takes about a minute); at least a second (the trial then says timeout).
-double SearchEngine::screen_trial_limit(double left, const std::vector<ScreenEntry>& done, size_t pairs_left) const {
+// where eager's whole trial takes about a minute); at least a second (the trial then says timeout). A precision's
+// native pair is its baseline, without which none of its speed-ups exists: it gets at least the median trial so
+// far, past the screen's share if need be (xlm-roberta-base at 30m: eager bf16 got 1 s after a slow eager fp32).
+double SearchEngine::screen_trial_limit(double left, const std::vector<ScreenEntry>& done, size_t pairs_left,
+                                        bool baseline) const {
   std::vector<double> walls;
   for (const auto& e : done) walls.push_back(e.result.wall_seconds);
-  const double reserve = walls.empty() ? 0.0 : median(walls) * static_cast<double>(pairs_left - 1);
-  return std::max(1.0, left - reserve);
+  const double typical = walls.empty() ? 0.0 : median(walls);
+  const double limit = std::max(1.0, left - typical * static_cast<double>(pairs_left - 1));
+  return baseline ? std::max(limit, typical) : limit;
 }
 
 // One throughput trial per backend x precision at the screening batch, stored in that search's study, where
@@ -259,7 +263,8 @@ std::vector<ScreenEntry> SearchEngine::screen(const SearchRequest& request) {
     for (const auto& backend : request.backends) {
       BackendOutcome outcome = new_outcome(request, backend, precision);
       Stage stage(*this, request, outcome, budget_);
-      stage.set_timeout(screen_trial_limit(screen_end - elapsed(), entries, pairs - entries.size()));
+      stage.set_timeout(
+          screen_trial_limit(screen_end - elapsed(), entries, pairs - entries.size(), backend == kNativeBackend));
       limits.push_back(*stage.timeout());
       const TrialResult result = stage.stored_or_run({batch, settings_.ramp_learning_rate, 0});
       entries.push_back({backend, precision, batch, result, true, "", outcome.study_id});

@@ -85,7 +85,7 @@ class SearchEngine {
   class Stage;
   BackendOutcome new_outcome(const SearchRequest& request, const std::string& backend, const std::string& precision);
   std::vector<ScreenEntry> screen(const SearchRequest& request);
-  double screen_trial_limit(double left, const std::vector<ScreenEntry>& done, size_t pairs_left) const;
+  double screen_trial_limit(double left, const std::vector<ScreenEntry>& done, size_t pairs_left, bool baseline) const;
   BackendOutcome search_backend(const SearchRequest& request, const std::string& backend, const std::string& precision,
                                 double backend_seconds, std::optional<RateReference>& reference,
                                 const ScreenEntry* screened = nullptr);
