@@ -25,7 +25,7 @@ std::vector<std::string> default_backends(const Instance& instance) {
 }
 
 std::string default_optimizer(const Instance& instance) {
-  return instance.device.rfind("cuda", 0) == 0 ? "fused" : "adamw";
+  return is_cuda_device(instance.device) ? "fused" : "adamw";
 }
 
 namespace {

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "instance/instance.h"
 #include "trial/lr_schedule.h"
 #include "tuners/tuner_registry.h"
 #include "util/duration.h"
@@ -88,7 +89,7 @@ void read_learning_rate_keys(const YAML::Node& root, const std::string& file, Se
 }  // namespace
 
 SearchSettings settings_for_device(SearchSettings settings, const std::string& device) {
-  if (device.rfind("cuda", 0) == 0) settings.max_batch_size = settings.gpu_max_batch_size;
+  if (is_cuda_device(device)) settings.max_batch_size = settings.gpu_max_batch_size;
   return settings;
 }
 

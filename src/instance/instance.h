@@ -20,6 +20,9 @@ struct InstanceHardware {
   std::string memory_text() const;  // "23.5 GiB", as the fingerprint writes it
 };
 
+// Whether a torch device string names a CUDA device ("cuda", "cuda:1").
+inline bool is_cuda_device(const std::string& device) { return device.rfind("cuda", 0) == 0; }
+
 struct Instance : InstanceHardware {
   std::string name = "cpu";      // "cpu", "cuda", or the profile's name
   PeakFlops peak;                // for MFU; not part of the fingerprint (an estimate, not an identity)

@@ -5,12 +5,11 @@
 #include <torch/torch.h>
 #include <c10/cuda/CUDACachingAllocator.h>
 
+#include "instance/instance.h"
 #include "trial/memory_probe.h"
 
 namespace tune {
 namespace {
-
-bool is_cuda(const std::string& device) { return device.rfind("cuda", 0) == 0; }
 
 c10::DeviceIndex index_of(const std::string& device) {
   const torch::Device d(device);
@@ -20,7 +19,7 @@ c10::DeviceIndex index_of(const std::string& device) {
 }  // namespace
 
 bool cap_device_memory(const std::string& device, int64_t limit_bytes) {
-  if (!is_cuda(device)) return limit_bytes <= 0 || cap_memory_growth(limit_bytes);
+  if (!is_cuda_device(device)) return limit_bytes <= 0 || cap_memory_growth(limit_bytes);
   const auto index = index_of(device);
   // The caching allocator sets up its per-device state lazily, on the first CUDA allocation; in a fresh
   // trial process resetPeakStats/setMemoryFraction would otherwise fail with "Invalid device argument".
@@ -34,7 +33,7 @@ bool cap_device_memory(const std::string& device, int64_t limit_bytes) {
 }
 
 int64_t peak_device_memory(const std::string& device) {
-  if (!is_cuda(device)) return peak_resident_bytes();
+  if (!is_cuda_device(device)) return peak_resident_bytes();
   const auto stats = c10::cuda::CUDACachingAllocator::getDeviceStats(index_of(device));
   return stats.reserved_bytes[static_cast<size_t>(c10::CachingAllocator::StatType::AGGREGATE)].peak;
 }
