@@ -269,6 +269,56 @@ TEST(MakeTokenizer, ErrorsNameTheFolderAndExpectedFiles) {
   EXPECT_THROW(make_tokenizer(model_of("gpt2", 50257), (empty / "missing").string()), std::invalid_argument);
 }
 
+// Writes tokenizer.json with transformers' fast tokenizer (tokenize_reference.py save-json); the folder.
+fs::path tokenizer_json_folder(const std::string& kind, const fs::path& source) {
+  const fs::path dir = testing::temp_dir("tokjson-" + kind);
+  const std::string cmd = "python3 " + std::string(TUNE_SOURCE_DIR) + "/tests/reference/tokenize_reference.py " +
+                          "save-json " + kind + " " + quoted(source) + " " + quoted(dir) + " > /dev/null";
+  if (std::system(cmd.c_str()) != 0) throw std::runtime_error("reference failed: " + cmd);
+  return dir;
+}
+
+// tokenizer.json alone (no vocab.txt / vocab.json beside it): make_tokenizer reads it, id for id with HF tokenizers.
+TEST(TokenizerJsonParity, WordPieceAndByteLevelBpeMatchHuggingFace) {
+  const auto texts = parity_texts();
+  const fs::path bert = tokenizer_json_folder("bert-uncased", kShared / "tokenizers" / "bert-base-uncased" / "vocab.txt");
+  const auto wordpiece = make_tokenizer(model_of("bert", 30522), bert.string());
+  EXPECT_NE(wordpiece->describe().find("tokenizer.json"), std::string::npos) << wordpiece->describe();
+  expect_parity("tokenizer.json wordpiece", *wordpiece, texts,
+                reference_ids("json " + quoted(bert / "tokenizer.json"), texts));
+  const fs::path gpt2 = tokenizer_json_folder("gpt2", kShared / "tokenizers" / "gpt2");
+  const auto bpe = make_tokenizer(model_of("gpt2", 50257), gpt2.string());
+  expect_parity("tokenizer.json byte-level bpe", *bpe, texts, reference_ids("json " + quoted(gpt2 / "tokenizer.json"), texts));
+}
+
+// A Unigram tokenizer.json runs from the spiece.model beside it; alone, it is an error that says so.
+TEST_F(SentencePieceParity, UnigramTokenizerJsonRunsFromItsSentencePieceFile) {
+  const fs::path t5 = tokenizer_json_folder("t5", model());
+  const auto texts = parity_texts();
+  const auto ours = make_tokenizer(model_of("t5", 2100), t5.string());
+  expect_parity("tokenizer.json unigram via spiece.model", *ours, texts, reference_ids("spm " + quoted(model()), texts));
+  fs::remove(t5 / "spiece.model");
+  const std::string msg = testing::error_of([&] { make_tokenizer(model_of("roberta", 2100), t5.string()); });
+  EXPECT_NE(msg.find("Unigram"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("tokenizer.json"), std::string::npos) << msg;
+}
+
+TEST(TokenizerJson, PartsTuneDoesNotImplementAreNamed) {
+  const fs::path dir = testing::temp_dir("tokjson-bad");
+  const auto error_for = [&](const std::string& json) {
+    testing::write_file(dir / "tokenizer.json", json);
+    return testing::error_of([&] { make_tokenizer(model_of("bert", 100), dir.string()); });
+  };
+  const std::string vocab = R"("vocab": {"[UNK]": 0, "a": 1})";
+  EXPECT_NE(error_for(R"({"model": {"type": "WordLevel", )" + vocab + "}}").find("model 'WordLevel'"), std::string::npos);
+  EXPECT_NE(error_for(R"({"normalizer": {"type": "NFKC"}, "pre_tokenizer": {"type": "BertPreTokenizer"},
+                          "model": {"type": "WordPiece", )" + vocab + "}}")
+                .find("normalizer 'NFKC'"),
+            std::string::npos);
+  EXPECT_NE(error_for("{\"model\": ").find("not valid JSON"), std::string::npos);
+  EXPECT_NE(error_for(R"({"version": "1.0"})").find("no \"model\" object"), std::string::npos);
+}
+
 TEST(BpeTokenizer, InvalidUtf8IsAUserError) {
   const fs::path gpt2 = kShared / "tokenizers" / "gpt2";
   const BpeTokenizer bpe((gpt2 / "vocab.json").string(), (gpt2 / "merges.txt").string(), {});

@@ -28,11 +28,12 @@ TrialSpec spec_from_file(const std::string& spec_path) {
 TrialSpec spec_from_flags(const po::variables_map& vm) {
   if (!vm.count("model")) throw std::invalid_argument("tune trial: give --spec FILE or --model NAME");
   TrialSpec spec;
-  spec.model = resolve_model(vm["model"].as<std::string>());
+  const ModelSource source = model_source(vm);
+  spec.model = source.config;
   check_backend_label(vm["backend"].as<std::string>());
   apply_backend_label(spec.step, vm["backend"].as<std::string>());
   spec.step.precision = one_of("--precision", vm["precision"].as<std::string>(), kPrecisions);
-  const TrainingChoice training = training_choice(vm);
+  const TrainingChoice training = training_choice(vm, source);
   spec.step.attention = training.attention;
   spec.step.optimizer = training.optimizer;
   spec.batch_size = vm["batch-size"].as<int>();

@@ -8,6 +8,7 @@
 #include "data/training_data.h"
 #include "engine/search_engine.h"
 #include "instance/torch_instance.h"
+#include "models/model_factory.h"
 #include "report/table_writer.h"
 #include "trial/backend_label.h"
 #include "trial/trial_process.h"
@@ -148,7 +149,8 @@ JobLength job_length(const po::variables_map& vm) {
 
 SearchRequest request_from(const po::variables_map& vm) {
   SearchRequest request;
-  request.model = resolve_model(vm["model"].as<std::string>());
+  const ModelSource source = model_source(vm);
+  request.model = source.config;
   request.instance = resolve_instance(vm["instance"].as<std::string>());
   request.libtorch_version = libtorch_version();
   const std::string backends = vm["backends"].as<std::string>(), precisions = vm["precisions"].as<std::string>();
@@ -158,7 +160,7 @@ SearchRequest request_from(const po::variables_map& vm) {
                                             : checked_list("--precisions", precisions, kPrecisions);
   // The default answers the whole question, screened to what can win; a list the user names is searched as named.
   request.screen = backends == "auto" || precisions == "auto";
-  const TrainingChoice training = training_choice(vm);
+  const TrainingChoice training = training_choice(vm, source);
   request.attention = training.attention;
   request.optimizer = training.optimizer == "auto" ? default_optimizer(request.instance) : training.optimizer;
   request.seq_len = training.seq_len > 0 ? training.seq_len : request.model.default_seq_len;
@@ -176,6 +178,13 @@ std::string describe_training_data(const SearchRequest& request) {
   std::string description;
   load_training_data(request.model, request.data, &description);
   return description;
+}
+
+// Loads the weights once into the model, as every trial will: a corrupt, truncated or mismatched checkpoint fails
+// now with its file named, before the database is opened, not as a failed trial per backend.
+void check_weights(const SearchRequest& request) {
+  if (request.weights_dir.empty()) return;
+  build_model_with_weights(request.model, request.seed, request.weights_dir, request.attention);
 }
 
 // For --job-steps N or --job-hours H: compile or stay native, per precision row.
@@ -238,14 +247,14 @@ std::string describe_coverage(const po::variables_map& vm, const SearchRequest& 
          said("precisions") + (request.screen ? "; each pair screened at one batch before any search" : "");
 }
 
-// Which rates the search starts from, and why: a random start trains from scratch, --weights fine-tunes.
+// Which rates the search starts from, and why: a random start trains from scratch, weights fine-tune.
 std::string describe_rate_start(const SearchRequest& request, const SearchSettings& settings) {
   const bool pretrained = !request.weights_dir.empty();
   std::string rates;
   for (double r : settings.start_learning_rates(pretrained))
     rates += (rates.empty() ? "" : ", ") + strf("%.0e", r);
-  return std::string(pretrained ? "pretrained start (--weights): the fine-tuning list "
-                                : "random start (no --weights): the from-scratch list ") +
+  return (pretrained ? "pretrained start (weights " + request.weights_dir + "): the fine-tuning list "
+                     : std::string("random start (no weights): the from-scratch list ")) +
          "[" + rates + "], searched past either end (x" + strf("%g", settings.learning_rate_edge_factor) +
          ") within " + strf("[%.0e, %.0e]", settings.learning_rate_bounds.front(), settings.learning_rate_bounds.back()) +
          (settings.lr_transfer ? "; once per precision, then scaled to each backend's batch" : "");
@@ -264,6 +273,7 @@ int run_tune(int argc, char** argv) {
   const double budget = budget_given ? parse_duration_seconds(vm["budget"].as<std::string>()) : settings.budget_seconds;
   const std::string db_path = vm["db"].as<std::string>();
   const std::string data = describe_training_data(request);
+  check_weights(request);
   Database db(db_path);
   std::cerr << "tune: model " << request.model.name << " (" << request.model.hf_class << "), seq " << request.seq_len
             << ", instance " << request.instance.name << " [" << request.instance.fingerprint() << "], libtorch "

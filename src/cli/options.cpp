@@ -81,11 +81,27 @@ po::options_description training_flags() {
       ("corpus", po::value<std::string>()->default_value(""), "text file or folder to train on ('synthetic': random ids)")
       ("tokenizer", po::value<std::string>()->default_value(""), "folder with the model's tokenizer files")
       ("dataset", po::value<std::string>()->default_value(""), "classification CSV (text and label columns)")
-      ("weights", po::value<std::string>()->default_value(""), "HF checkpoint folder (model.safetensors)");
+      ("weights", po::value<std::string>()->default_value(""),
+       "HF checkpoint folder or file (default: the --model folder's own, or the HF cache's for a tested model)")
+      ("task", po::value<std::string>()->default_value(""),
+       "head to train: masked_lm, causal_lm, span_corruption, classification (default: the checkpoint's, else the "
+       "family's pre-training task)")
+      ("hf-cache", po::value<std::string>()->default_value("on"),
+       "on: a tested model's weights and tokenizer from the Hugging Face cache when it holds them; off: random init");
   return desc;
 }
 
-TrainingChoice training_choice(const po::variables_map& vm) {
+ModelSource model_source(const po::variables_map& vm) {
+  ModelSourceOptions options;
+  options.task = vm["task"].as<std::string>();
+  options.use_hf_cache = one_of("--hf-cache", vm["hf-cache"].as<std::string>(), {"on", "off"}) == "on";
+  ModelSource source = resolve_model_source(vm["model"].as<std::string>(), options);
+  std::cerr << "tune: model from " << source.origin << "\n";
+  for (const auto& note : source.notes) std::cerr << "tune: note: " << note << "\n";
+  return source;
+}
+
+TrainingChoice training_choice(const po::variables_map& vm, const ModelSource& source) {
   TrainingChoice c;
   c.attention = one_of("--attention", vm["attention"].as<std::string>(), kAttentions);
   c.optimizer = one_of("--optimizer", vm["optimizer"].as<std::string>(), kOptimizers);
@@ -93,8 +109,10 @@ TrainingChoice training_choice(const po::variables_map& vm) {
   c.seed = vm["seed"].as<uint64_t>();
   c.data.corpus_path = vm["corpus"].as<std::string>();
   c.data.tokenizer_dir = vm["tokenizer"].as<std::string>();
+  if (c.data.tokenizer_dir.empty()) c.data.tokenizer_dir = source.tokenizer_dir;
   c.data.dataset_path = vm["dataset"].as<std::string>();
   c.weights = vm["weights"].as<std::string>();
+  if (c.weights.empty()) c.weights = source.weights;
   return c;
 }
 

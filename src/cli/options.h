@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "data/data_settings.h"
+#include "hub/model_source.h"
 
 namespace tune::cli {
 
@@ -35,9 +36,11 @@ extern const std::vector<std::string> kPrecisions;  // fp32, bf16, fp16
 extern const std::vector<std::string> kAttentions;  // math, sdpa
 extern const std::vector<std::string> kOptimizers;  // adamw, fused
 
-// The flags of what a trial trains on and how, shared by `tune --model` and `tune trial`:
+// The flags of what a trial trains on and how, shared by `tune --model` and `tune trial`: --task, --hf-cache,
 // --attention, --optimizer, --seq-len, --seed, --corpus, --tokenizer, --dataset, --weights.
 po::options_description training_flags();
+// --model with --task and --hf-cache, resolved (hub/model_source.h); says on stderr where it came from.
+ModelSource model_source(const po::variables_map& vm);
 struct TrainingChoice {
   std::string attention, optimizer;
   int seq_len = 0;  // 0: the model's default
@@ -45,7 +48,8 @@ struct TrainingChoice {
   DataSettings data;  // --corpus, --tokenizer, --dataset
   std::string weights;
 };
-// Reads and checks them (attention and optimizer among the allowed ones).
-TrainingChoice training_choice(const po::variables_map& vm);
+// Reads and checks them (attention and optimizer among the allowed ones). --weights and --tokenizer default to
+// the model source's (an HF folder's own files, the HF cache's for a tested model).
+TrainingChoice training_choice(const po::variables_map& vm, const ModelSource& source);
 
 }  // namespace tune::cli

@@ -7,7 +7,6 @@
 
 #include <fstream>
 #include <limits>
-#include <nlohmann/json.hpp>
 #include <sstream>
 #include <stdexcept>
 
@@ -42,27 +41,6 @@ std::string pcre2_message(int code) {
   return reinterpret_cast<const char*>(buf);
 }
 
-std::unordered_map<std::string, int64_t> load_vocab_json(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("BPE vocabulary '" + path + "' cannot be read");
-  nlohmann::json json;
-  try {
-    in >> json;
-  } catch (const nlohmann::json::exception& e) {
-    throw std::invalid_argument("BPE vocabulary '" + path + "' is not valid JSON: " + e.what());
-  }
-  if (!json.is_object() || json.empty())
-    throw std::invalid_argument("BPE vocabulary '" + path + "' is not a non-empty JSON object of token -> id");
-  std::unordered_map<std::string, int64_t> vocab;
-  for (const auto& [token, id] : json.items()) {
-    if (!id.is_number_integer() || id.get<int64_t>() < 0)
-      throw std::invalid_argument("BPE vocabulary '" + path + "': token '" + token + "' has id " + id.dump() +
-                                  ", not a non-negative integer");
-    vocab[token] = id.get<int64_t>();
-  }
-  return vocab;
-}
-
 }  // namespace
 
 struct BpeTokenizer::Pattern {
@@ -70,21 +48,42 @@ struct BpeTokenizer::Pattern {
   ~Pattern() { pcre2_code_free(code); }
 };
 
+std::vector<BpeMerge> read_merges_txt(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) throw std::invalid_argument("BPE merges '" + path + "' cannot be read");
+  std::vector<BpeMerge> merges;
+  std::string line;
+  for (int line_no = 1; std::getline(in, line); ++line_no) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    if (line.rfind("#version", 0) == 0 || line.empty()) continue;
+    const auto space = line.find(' ');
+    if (space == std::string::npos)
+      throw std::invalid_argument("BPE merges '" + path + "' line " + std::to_string(line_no) + " ('" + line +
+                                  "'): expected two tokens separated by a space");
+    merges.emplace_back(line.substr(0, space), line.substr(space + 1));
+  }
+  return merges;
+}
+
 BpeTokenizer::BpeTokenizer(const std::string& vocab_json_path, const std::string& merges_path,
                            const std::vector<std::string>& special_tokens)
-    : source_(vocab_json_path + " + " + merges_path), pattern_(std::make_unique<Pattern>()) {
-  const auto vocab = load_vocab_json(vocab_json_path);
+    : BpeTokenizer(read_vocab_json(vocab_json_path), read_merges_txt(merges_path),
+                   vocab_json_path + " + " + merges_path, special_tokens) {}
+
+BpeTokenizer::BpeTokenizer(const Vocabulary& vocab, const std::vector<BpeMerge>& merges, const std::string& source,
+                           const std::vector<std::string>& special_tokens)
+    : source_(source), pattern_(std::make_unique<Pattern>()) {
   specials_ = SpecialTokens(special_tokens, vocab);
   for (const auto& entry : vocab) id_end_ = std::max(id_end_, entry.second + 1);
   const auto byte_chars = bytes_to_unicode();
   for (int b = 0; b < 256; ++b) {
     const auto it = vocab.find(byte_chars[b]);
     if (it == vocab.end())
-      throw std::invalid_argument("BPE vocabulary '" + vocab_json_path + "' lacks the token for byte " +
-                                  std::to_string(b) + " ('" + byte_chars[b] + "')");
+      throw std::invalid_argument("BPE vocabulary '" + source + "' lacks the token for byte " + std::to_string(b) +
+                                  " ('" + byte_chars[b] + "')");
     byte_ids_[b] = it->second;
   }
-  load_merges(merges_path, vocab);
+  index_merges(merges, vocab);
   int error = 0;
   PCRE2_SIZE error_offset = 0;
   pattern_->code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(kGpt2Pattern), PCRE2_ZERO_TERMINATED,
@@ -95,22 +94,16 @@ BpeTokenizer::BpeTokenizer(const std::string& vocab_json_path, const std::string
 
 BpeTokenizer::~BpeTokenizer() = default;
 
-// merges.txt: an optional "#version" line, then "left right" per line, best (lowest rank) first.
-void BpeTokenizer::load_merges(const std::string& path, const std::unordered_map<std::string, int64_t>& vocab) {
-  std::ifstream in(path);
-  if (!in) throw std::invalid_argument("BPE merges '" + path + "' cannot be read");
-  std::string line;
-  for (int line_no = 1, rank = 0; std::getline(in, line); ++line_no) {
-    if (!line.empty() && line.back() == '\r') line.pop_back();
-    if (line.rfind("#version", 0) == 0 || line.empty()) continue;
-    const auto space = line.find(' ');
-    const std::string left_token = line.substr(0, space);
-    const std::string right_token = space == std::string::npos ? "" : line.substr(space + 1);
+// Ranks merges in order, best (lowest rank) first; each must join two vocabulary tokens into a third.
+void BpeTokenizer::index_merges(const std::vector<BpeMerge>& merges, const Vocabulary& vocab) {
+  int rank = 0;
+  for (const auto& [left_token, right_token] : merges) {
     const auto left = vocab.find(left_token);
     const auto right = vocab.find(right_token);
     const auto merged = vocab.find(left_token + right_token);
-    if (space == std::string::npos || left == vocab.end() || right == vocab.end() || merged == vocab.end())
-      throw std::invalid_argument("BPE merges '" + path + "' line " + std::to_string(line_no) + " ('" + line +
+    if (left == vocab.end() || right == vocab.end() || merged == vocab.end())
+      throw std::invalid_argument("BPE merges of '" + source_ + "': merge " + std::to_string(rank + 1) + " ('" +
+                                  left_token + " " + right_token +
                                   "'): not two tokens of the vocabulary whose join is one too");
     merges_[pair_key(left->second, right->second)] = Merge{rank++, merged->second};  // a repeat wins, as in HF
   }

@@ -7,12 +7,19 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "data/special_tokens.h"
 #include "data/tokenizer.h"
+#include "data/vocabulary.h"
 
 namespace tune {
+
+using BpeMerge = std::pair<std::string, std::string>;  // left and right token, best merge first in a list
+
+// merges.txt: an optional "#version" line, then "left right" per line. Throws naming the file and line.
+std::vector<BpeMerge> read_merges_txt(const std::string& path);
 
 class BpeTokenizer : public Tokenizer {
  public:
@@ -20,6 +27,9 @@ class BpeTokenizer : public Tokenizer {
   // or a byte has no vocabulary entry.
   // special_tokens: matched verbatim in a text and given their own id (GPT-2: <|endoftext|>).
   BpeTokenizer(const std::string& vocab_json_path, const std::string& merges_path,
+               const std::vector<std::string>& special_tokens);
+  // From a vocabulary and merges already read (tokenizer.json's model); `source` names them in messages.
+  BpeTokenizer(const Vocabulary& vocab, const std::vector<BpeMerge>& merges, const std::string& source,
                const std::vector<std::string>& special_tokens);
   ~BpeTokenizer() override;
   std::vector<int64_t> encode(const std::string& text) const override;
@@ -31,7 +41,7 @@ class BpeTokenizer : public Tokenizer {
     int rank;
     int64_t merged_id;
   };
-  void load_merges(const std::string& merges_path, const std::unordered_map<std::string, int64_t>& vocab);
+  void index_merges(const std::vector<BpeMerge>& merges, const Vocabulary& vocab);
   std::vector<int64_t> bpe(const std::string& word) const;
   void append_word_ids(const std::string& word, std::vector<int64_t>& ids) const;
   void append_text_ids(const std::string& text, std::vector<int64_t>& ids) const;

@@ -20,6 +20,12 @@ enum class SentencePieceIds {
   fairseq,  // XLM-R: piece id + 1, SentencePiece's <unk> (0) -> 3, <mask> last; its specials matched verbatim
 };
 
+// Every token by tune's id for the model file: fairseq ids <s> <pad> </s> <unk>, the pieces, <mask>; as_is ids the
+// pieces, then HF T5Tokenizer's 100 <extra_id_N> with <extra_id_0> last. special[i]: a control, unknown or added
+// token. Throws std::invalid_argument naming the file when sentencepiece cannot load it.
+std::vector<std::string> sentencepiece_tokens(const std::string& model_path, SentencePieceIds ids,
+                                              std::vector<bool>& special);
+
 class SentencePieceTokenizer : public Tokenizer {
  public:
   // Throws std::invalid_argument naming the file when sentencepiece cannot load it.

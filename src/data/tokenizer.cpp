@@ -10,6 +10,7 @@
 #include "data/bpe_tokenizer.h"
 #include "data/sentencepiece_tokenizer.h"
 #include "data/text_corpus.h"
+#include "data/tokenizer_json.h"
 #include "data/wordpiece_tokenizer.h"
 
 namespace tune {
@@ -67,8 +68,8 @@ std::unique_ptr<Tokenizer> make_wordpiece(const ModelConfig& model, const fs::pa
 
 bool has(const fs::path& dir, const char* file) { return fs::is_regular_file(dir / file); }
 
-// The family's tokenizer from the files present; nullptr when none of its files are there.
-std::unique_ptr<Tokenizer> tokenizer_from_files(const ModelConfig& model, const fs::path& dir) {
+// The family's own (slow-tokenizer) files; nullptr when none of them are there.
+std::unique_ptr<Tokenizer> tokenizer_from_family_files(const ModelConfig& model, const fs::path& dir) {
   const std::string& f = model.family;
   if ((f == "bert" || f == "distilbert") && has(dir, "vocab.txt")) return make_wordpiece(model, dir);
   if ((f == "gpt2" || f == "roberta") && has(dir, "vocab.json") && has(dir, "merges.txt"))
@@ -82,15 +83,35 @@ std::unique_ptr<Tokenizer> tokenizer_from_files(const ModelConfig& model, const 
   return nullptr;
 }
 
+// tokenizer.json first, as transformers' AutoTokenizer loads the fast tokenizer; a Unigram model there is
+// run from the SentencePiece file it was converted from. nullptr when the folder has no file tune reads.
+std::unique_ptr<Tokenizer> tokenizer_from_files(const ModelConfig& model, const fs::path& dir) {
+  if (!has(dir, "tokenizer.json")) return tokenizer_from_family_files(model, dir);
+  const TokenizerJson file = read_tokenizer_json((dir / "tokenizer.json").string());
+  if (file.model_type != "Unigram") return tokenizer_from_json(file);
+  if (auto sentencepiece = tokenizer_from_family_files(model, dir)) return sentencepiece;
+  return tokenizer_from_json(file);  // throws: says the SentencePiece file is needed
+}
+
 std::string expected_files(const std::string& family) {
-  if (family == "bert" || family == "distilbert") return "vocab.txt";
-  if (family == "gpt2") return "vocab.json and merges.txt";
-  if (family == "roberta") return "vocab.json and merges.txt, or sentencepiece.bpe.model";
-  if (family == "t5") return "spiece.model";
+  if (family == "bert" || family == "distilbert") return "tokenizer.json or vocab.txt";
+  if (family == "gpt2") return "tokenizer.json, or vocab.json and merges.txt";
+  if (family == "roberta") return "tokenizer.json, vocab.json and merges.txt, or sentencepiece.bpe.model";
+  if (family == "t5") return "spiece.model (beside tokenizer.json, if any)";
   return "(no tokenizer known for this family)";
 }
 
 }  // namespace
+
+bool has_tokenizer_files(const std::string& family, const std::string& dir) {
+  const fs::path d(dir);
+  if (family == "t5") return has(d, "spiece.model");  // a Unigram tokenizer.json runs from it
+  if (has(d, "tokenizer.json")) return true;
+  if (family == "bert" || family == "distilbert") return has(d, "vocab.txt");
+  if (family == "gpt2") return has(d, "vocab.json") && has(d, "merges.txt");
+  if (family == "roberta") return (has(d, "vocab.json") && has(d, "merges.txt")) || has(d, "sentencepiece.bpe.model");
+  return false;
+}
 
 std::unique_ptr<Tokenizer> make_tokenizer(const ModelConfig& model, const std::string& tokenizer_dir) {
   if (tokenizer_dir.empty()) return std::make_unique<HashWordTokenizer>(model);

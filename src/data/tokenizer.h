@@ -35,10 +35,14 @@ class HashWordTokenizer : public Tokenizer {
 };
 
 // tokenizer_dir empty: the fallback. Otherwise the family's tokenizer, chosen by the files in that folder:
-// vocab.txt (bert, distilbert: WordPiece), vocab.json + merges.txt (gpt2, roberta: byte-level BPE),
-// spiece.model (t5) or sentencepiece.bpe.model (roberta, i.e. XLM-R: fairseq ids): SentencePiece.
+// tokenizer.json (HF's fast tokenizer: WordPiece or byte-level BPE; a Unigram model runs from the SentencePiece
+// file beside it), else vocab.txt (bert, distilbert: WordPiece), vocab.json + merges.txt (gpt2, roberta: byte-level BPE), spiece.model (t5) or
+// sentencepiece.bpe.model (roberta, i.e. XLM-R: fairseq ids): SentencePiece.
 // Throws std::invalid_argument naming the folder and the files expected there, or when the tokenizer's
 // ids do not fit the model's vocab_size.
 std::unique_ptr<Tokenizer> make_tokenizer(const ModelConfig& model, const std::string& tokenizer_dir);
+
+// Whether `dir` holds files make_tokenizer reads for `family`.
+bool has_tokenizer_files(const std::string& family, const std::string& dir);
 
 }  // namespace tune

@@ -4,8 +4,8 @@
 
 #include <utf8proc.h>
 
+#include <algorithm>
 #include <cctype>
-#include <fstream>
 #include <functional>
 #include <stdexcept>
 
@@ -129,18 +129,14 @@ void for_each_word(const std::string& text, const WordPieceOptions& o,
 }  // namespace
 
 WordPieceTokenizer::WordPieceTokenizer(const std::string& vocab_path, const WordPieceOptions& options)
-    : vocab_path_(vocab_path), options_(options) {
-  std::ifstream in(vocab_path);
-  if (!in) throw std::invalid_argument("WordPiece vocabulary '" + vocab_path + "' cannot be read");
-  std::string line;
-  while (std::getline(in, line)) {
-    line.erase(line.find_last_not_of(" \t\r\n") + 1);  // HF trims line ends
-    vocab_[line] = id_end_++;                           // a repeated line keeps its last id, as in HF
-  }
-  if (id_end_ == 0) throw std::invalid_argument("WordPiece vocabulary '" + vocab_path + "' is empty");
+    : WordPieceTokenizer(read_vocab_txt(vocab_path), vocab_path, options) {}
+
+WordPieceTokenizer::WordPieceTokenizer(Vocabulary vocab, const std::string& source, const WordPieceOptions& options)
+    : vocab_path_(source), options_(options), vocab_(std::move(vocab)) {
+  for (const auto& entry : vocab_) id_end_ = std::max(id_end_, entry.second + 1);
   const auto unk = vocab_.find(options_.unk_token);
   if (unk == vocab_.end())
-    throw std::invalid_argument("WordPiece vocabulary '" + vocab_path + "' lacks the unknown token '" +
+    throw std::invalid_argument("WordPiece vocabulary '" + source + "' lacks the unknown token '" +
                                 options_.unk_token + "'");
   unk_id_ = unk->second;
   specials_ = SpecialTokens(options_.special_tokens, vocab_);
@@ -171,7 +167,7 @@ void WordPieceTokenizer::append_word_ids(const std::string& word, std::vector<in
     size_t end = n_chars;
     int64_t id = -1;
     for (; end > start; --end) {
-      candidate.assign(start > 0 ? "##" : "");
+      candidate.assign(start > 0 ? options_.continuing_prefix : "");
       candidate.append(word, bounds[start], bounds[end] - bounds[start]);
       const auto it = vocab_.find(candidate);
       if (it != vocab_.end()) {

@@ -8,6 +8,7 @@
 
 #include "data/special_tokens.h"
 #include "data/tokenizer.h"
+#include "data/vocabulary.h"
 
 namespace tune {
 
@@ -17,6 +18,7 @@ struct WordPieceOptions {
   bool split_cjk = true;       // every CJK ideograph its own word
   std::string unk_token = "[UNK]";
   int max_chars_per_word = 100;  // longer words become unk_token
+  std::string continuing_prefix = "##";  // marks a piece inside a word
   std::vector<std::string> special_tokens = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};  // matched verbatim
 };
 
@@ -24,6 +26,8 @@ class WordPieceTokenizer : public Tokenizer {
  public:
   // Throws std::invalid_argument naming the file when it cannot be read, is empty or lacks unk_token.
   WordPieceTokenizer(const std::string& vocab_path, const WordPieceOptions& options);
+  // From a vocabulary already read (tokenizer.json's model.vocab); `source` names it in messages.
+  WordPieceTokenizer(Vocabulary vocab, const std::string& source, const WordPieceOptions& options);
   std::vector<int64_t> encode(const std::string& text) const override;
   std::string describe() const override;
   int64_t id_end() const override { return id_end_; }
@@ -33,7 +37,7 @@ class WordPieceTokenizer : public Tokenizer {
 
   std::string vocab_path_;
   WordPieceOptions options_;
-  std::unordered_map<std::string, int64_t> vocab_;
+  Vocabulary vocab_;
   SpecialTokens specials_;
   int64_t unk_id_ = 0;
   int64_t id_end_ = 0;

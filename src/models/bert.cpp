@@ -95,12 +95,24 @@ torch::Tensor BertLayerImpl::forward(const torch::Tensor& hidden, const torch::T
   return output(torch::gelu(intermediate_dense(attended)), attended);  // HF "gelu" is the exact erf form
 }
 
+std::vector<BertLayer> register_encoder_layers(torch::nn::Module& base, const ModelConfig& c) {
+  std::vector<BertLayer> layers;
+  auto layer_list = container(*container(base, "encoder"), "layer");
+  for (int i = 0; i < c.num_hidden_layers; ++i)
+    layers.push_back(layer_list->register_module(std::to_string(i), BertLayer(c)));
+  return layers;
+}
+
+torch::Tensor run_encoder(std::vector<BertLayer>& layers, torch::Tensor hidden, const torch::Tensor& attention_mask) {
+  const auto additive_mask = additive_attention_mask(attention_mask);
+  for (auto& layer : layers) hidden = layer(hidden, additive_mask);
+  return hidden;
+}
+
 BertForMaskedLMImpl::BertForMaskedLMImpl(const ModelConfig& c) : config(c) {
   auto bert = container(*this, "bert");
   embeddings = bert->register_module("embeddings", BertEmbeddings(c));
-  auto layer_list = container(*container(*bert, "encoder"), "layer");
-  for (int i = 0; i < c.num_hidden_layers; ++i)
-    layers.push_back(layer_list->register_module(std::to_string(i), BertLayer(c)));
+  layers = register_encoder_layers(*bert, c);
   auto predictions = container(*container(*this, "cls"), "predictions");
   auto transform = container(*predictions, "transform");
   transform_dense = transform->register_module("dense", torch::nn::Linear(c.hidden_size, c.hidden_size));
@@ -111,9 +123,7 @@ BertForMaskedLMImpl::BertForMaskedLMImpl(const ModelConfig& c) : config(c) {
 
 torch::Tensor BertForMaskedLMImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
                                            const torch::Tensor& attention_mask) {
-  const auto additive_mask = additive_attention_mask(attention_mask);
-  auto h = embeddings(input_ids, token_type_ids);
-  for (auto& layer : layers) h = layer(h, additive_mask);
+  auto h = run_encoder(layers, embeddings(input_ids, token_type_ids), attention_mask);
   h = transform_LayerNorm(torch::gelu(transform_dense(h)));
   return torch::linear(h, embeddings->word_embeddings->weight, decoder_bias);  // tied decoder
 }

@@ -70,6 +70,11 @@ struct BertForMaskedLMImpl : torch::nn::Module {
 };
 TORCH_MODULE(BertForMaskedLM);
 
+// HF's encoder under `base` (the "bert" or "roberta" container): encoder.layer.N, by HF's names.
+std::vector<BertLayer> register_encoder_layers(torch::nn::Module& base, const ModelConfig& c);
+// Every layer in turn over `hidden`, attending where attention_mask [batch, seq] is 1.
+torch::Tensor run_encoder(std::vector<BertLayer>& layers, torch::Tensor hidden, const torch::Tensor& attention_mask);
+
 // HF's _init_weights for BERT: normal(0, initializer_range) weights, zero biases, unit LayerNorm.
 // RoBERTa and DistilBERT share it (their _init_weights add nothing a zero-initialised bias lacks).
 void init_bert_weights(torch::nn::Module& module, double initializer_range);

@@ -1,12 +1,14 @@
 // Reads model YAMLs (tested_models/*.yaml or a user's file) into ModelConfig, with errors that name
 // the file, the key and the expected type; and converts configs to and from JSON for trial specs.
 #include "models/model_config.h"
+#include "models/model_config_reader.h"
 #include "util/join.h"
 
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <filesystem>
+#include <set>
 #include <stdexcept>
 
 #include "util/hash.h"
@@ -66,9 +68,76 @@ nlohmann::json yaml_to_json(const YAML::Node& node) {
   return node.Scalar();
 }
 
-void read_hf_config(const YAML::Node& hf, ModelConfig& c, const std::string& file) {
+// HF config keys that change the model's math, each with the one value the families here implement (as JSON).
+// Another value is an error: ignoring it would train another model than the checkpoint's.
+struct ImplementedValue {
+  const char* families;  // space-separated
+  const char* key;
+  const char* value;
+};
+constexpr ImplementedValue kImplementedValues[] = {
+    {"bert roberta", "position_embedding_type", "\"absolute\""},
+    {"bert roberta", "is_decoder", "false"},
+    {"bert roberta gpt2", "add_cross_attention", "false"},
+    {"bert roberta distilbert gpt2 t5", "tie_word_embeddings", "true"},  // every head here is tied
+    {"bert roberta distilbert gpt2 t5", "tie_encoder_decoder", "false"},
+    {"bert roberta distilbert gpt2 t5", "pruned_heads", "{}"},
+    {"distilbert", "sinusoidal_pos_embds", "false"},
+    {"gpt2", "reorder_and_upcast_attn", "false"},
+};
+
+// A key as the user wrote it: under config: in a model YAML, at the top of a checkpoint's config.json.
+std::string shown_key(const ModelConfig& c, const std::string& key) {
+  const std::string& f = c.source_path;
+  const bool json = f.size() >= 5 && f.compare(f.size() - 5, 5, ".json") == 0;
+  return json ? key : "config." + key;
+}
+
+bool in_families(const char* families, const std::string& family) {
+  return (" " + std::string(families) + " ").find(" " + family + " ") != std::string::npos;
+}
+
+void check_implemented_values(const ModelConfig& c, const std::string& file, const std::string& prefix) {
+  for (const auto& v : kImplementedValues) {
+    const auto it = c.hf.find(v.key);
+    if (!in_families(v.families, c.family) || it == c.hf.end() || it->is_null()) continue;
+    if (*it != nlohmann::json::parse(v.value))
+      throw std::invalid_argument(file + ": key '" + prefix + v.key + "' is " + it->dump() + ": tune implements only " +
+                                  v.value + " for family " + c.family +
+                                  " (the key changes the model's math, so it is not ignored)");
+  }
+  if (c.hf.contains("quantization_config"))
+    throw std::invalid_argument(file + ": key '" + prefix + "quantization_config': quantized checkpoints are not "
+                                "supported (tune trains the full-precision model)");
+}
+
+// Keys every HF config may carry that do not change a training step's math (PretrainedConfig's own
+// attributes: generation, labels, bookkeeping), and each family's keys that only other heads read.
+constexpr const char* kHarmlessKeys[] = {
+    "architectures", "model_type", "transformers_version", "_name_or_path", "_commit_hash", "torch_dtype", "dtype",
+    "use_bfloat16", "id2label", "label2id", "finetuning_task", "problem_type", "tokenizer_class", "prefix",
+    "bos_token_id", "eos_token_id", "sep_token_id", "task_specific_params", "return_dict", "output_hidden_states",
+    "output_attentions", "torchscript", "chunk_size_feed_forward", "is_encoder_decoder", "use_cache",
+    "gradient_checkpointing", "output_past", "max_length", "min_length", "do_sample", "early_stopping", "num_beams",
+    "num_beam_groups", "diversity_penalty", "temperature", "top_k", "top_p", "typical_p", "repetition_penalty",
+    "length_penalty", "no_repeat_ngram_size", "encoder_no_repeat_ngram_size", "bad_words_ids",
+    "num_return_sequences", "output_scores", "return_dict_in_generate", "forced_bos_token_id",
+    "forced_eos_token_id", "remove_invalid_values", "exponential_decay_length_penalty", "suppress_tokens",
+    "begin_suppress_tokens", "cross_attention_hidden_size", "tf_legacy_loss", "quantization_config",
+    "attn_implementation", "_attn_implementation_autoset", "n_ctx", "n_positions", "qa_dropout", "summary_type",
+    "summary_use_proj", "summary_activation", "summary_proj_to_labels", "summary_first_dropout", "tie_weights_",
+    "is_gated_act", "dense_act_fn", "classifier_dropout"};
+// Keys read by the families' code (through ModelConfig::hf_*) beyond the common dimensions.
+constexpr const char* kFamilyReadKeys[] = {
+    "vocab_size", "type_vocab_size", "initializer_range", "pad_token_id", "num_labels", "n_inner", "d_kv",
+    "num_decoder_layers", "relative_attention_num_buckets", "relative_attention_max_distance", "initializer_factor",
+    "decoder_start_token_id", "seq_classif_dropout", "scale_attn_weights", "scale_attn_by_inverse_layer_idx",
+    "embd_pdrop"};
+
+}  // namespace
+
+void read_hf_config(const YAML::Node& hf, ModelConfig& c, const std::string& file, const std::string& p) {
   const FamilyKeys& k = family_keys(c.family, file);
-  const std::string p = "config.";
   auto opt = [&](const char* key, auto& out, bool required) {
     if (key) read_yaml_key(hf, key, out, file, p, required);
   };
@@ -89,7 +158,10 @@ void read_hf_config(const YAML::Node& hf, ModelConfig& c, const std::string& fil
   read_yaml_key(hf, "pad_token_id", c.pad_token_id, file, p);
   read_yaml_key(hf, "num_labels", c.num_labels, file, p);
   c.hf = yaml_to_json(hf);
+  check_implemented_values(c, file, p);
 }
+
+namespace {
 
 void read_tokens(const YAML::Node& tokens, ModelConfig& c, const std::string& file) {
   if (!tokens) return;
@@ -102,9 +174,13 @@ void read_tokens(const YAML::Node& tokens, ModelConfig& c, const std::string& fi
   read_yaml_key(tokens, "sentinel_first", c.sentinel_first_token_id, file, p);
 }
 
-void validate(const ModelConfig& c, const std::string& file) {
+}  // namespace
+
+void validate_model_config(const ModelConfig& c, const std::string& file) {
   auto positive = [&](int v, const char* key) {
-    if (v <= 0) throw std::invalid_argument(file + ": key 'config." + std::string(key) + "': expected a positive integer, got " + std::to_string(v));
+    if (v <= 0)
+      throw std::invalid_argument(file + ": key '" + shown_key(c, key) + "': expected a positive integer, got " +
+                                  std::to_string(v));
   };
   positive(c.vocab_size, "vocab_size");
   positive(c.hidden_size, "hidden_size");
@@ -118,8 +194,6 @@ void validate(const ModelConfig& c, const std::string& file) {
     throw std::invalid_argument(file + ": key 'tokens.first_word' must be below tokens.last_word and vocab_size");
 }
 
-}  // namespace
-
 namespace {
 
 template <typename T>
@@ -129,7 +203,8 @@ T hf_value(const ModelConfig& c, const std::string& key, T fallback, const char*
   try {
     return it->get<T>();
   } catch (const nlohmann::json::exception&) {
-    throw std::invalid_argument(c.source_path + ": key 'config." + key + "': expected " + expected + ", got " + it->dump());
+    throw std::invalid_argument(c.source_path + ": key '" + shown_key(c, key) + "': expected " + expected + ", got " +
+                                it->dump());
   }
 }
 
@@ -137,8 +212,9 @@ T hf_value(const ModelConfig& c, const std::string& key, T fallback, const char*
 
 int64_t ModelConfig::hf_int(const std::string& key, int64_t fallback) const {
   const auto it = hf.find(key);
-  if (it != hf.end() && it->is_number_float())
-    throw std::invalid_argument(source_path + ": key 'config." + key + "': expected an integer, got " + it->dump());
+  if (it != hf.end() && (it->is_number_float() || it->is_boolean()))
+    throw std::invalid_argument(source_path + ": key '" + shown_key(*this, key) + "': expected an integer, got " +
+                                it->dump());
   return hf_value<int64_t>(*this, key, fallback, "an integer");
 }
 double ModelConfig::hf_double(const std::string& key, double fallback) const {
@@ -149,6 +225,21 @@ bool ModelConfig::hf_bool(const std::string& key, bool fallback) const {
 }
 std::string ModelConfig::hf_string(const std::string& key, const std::string& fallback) const {
   return hf_value<std::string>(*this, key, fallback, "a string");
+}
+
+std::vector<std::string> unread_hf_keys(const ModelConfig& c) {
+  std::set<std::string> known(std::begin(kHarmlessKeys), std::end(kHarmlessKeys));
+  known.insert(std::begin(kFamilyReadKeys), std::end(kFamilyReadKeys));
+  for (const auto& v : kImplementedValues) known.insert(v.key);
+  for (const auto& k : kFamilyKeys)
+    if (c.family == k.family)
+      for (const char* key : {k.hidden, k.layers, k.heads, k.intermediate, k.positions, k.eps, k.act, k.dropout,
+                              k.attn_dropout})
+        if (key) known.insert(key);
+  std::vector<std::string> unread;
+  for (const auto& item : c.hf.items())
+    if (!known.count(item.key())) unread.push_back(item.key());
+  return unread;
 }
 
 std::string ModelConfig::config_hash() const {
@@ -175,9 +266,9 @@ ModelConfig load_model_config(const std::string& yaml_path) {
   read_yaml_key(root, "expected_parameters", c.expected_parameters, yaml_path, "");
   if (!root["config"] || !root["config"].IsMap())
     throw std::invalid_argument(yaml_path + ": missing key 'config' (expected a mapping of Hugging Face config values)");
-  read_hf_config(root["config"], c, yaml_path);
+  read_hf_config(root["config"], c, yaml_path, "config.");
   read_tokens(root["tokens"], c, yaml_path);
-  validate(c, yaml_path);
+  validate_model_config(c, yaml_path);
   return c;
 }
 

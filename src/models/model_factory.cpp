@@ -2,6 +2,7 @@
 // One branch per family; the loss closure keeps the concrete module type out of the backends.
 #include "models/model_factory.h"
 
+#include <cstdio>
 #include <stdexcept>
 
 #include "models/attention.h"
@@ -11,17 +12,24 @@
 #include "models/distilbert.h"
 #include "models/hf_weights.h"
 #include "models/roberta.h"
+#include "models/sequence_classifiers.h"
+#include "util/join.h"
 
 namespace tune {
 
 namespace {
 
 TrainableModel build_bert(const ModelConfig& config) {
+  if (config.hf_class == "BertForSequenceClassification") return build_bert_classifier(config);
+  if (config.hf_class != "BertForMaskedLM")
+    throw std::invalid_argument(config.source_path + ": key 'hf_class': expected BertForMaskedLM or "
+                                "BertForSequenceClassification for family bert, got '" + config.hf_class + "'");
   auto impl = BertForMaskedLM(config).ptr();
   return {impl,
           [impl](const Batch& b) { return impl->loss(b.input_ids, b.token_type_ids, b.attention_mask, b.labels); },
           [impl](const Batch& b) { return impl->forward(b.input_ids, b.token_type_ids, b.attention_mask); },
-          {"position_ids", "cls.predictions.decoder.weight", "cls.predictions.decoder.bias"}};
+          {"position_ids", "cls.predictions.decoder.weight", "cls.predictions.decoder.bias", "pooler.dense.weight",
+           "pooler.dense.bias", "cls.seq_relationship.weight", "cls.seq_relationship.bias"}};
 }
 
 TrainableModel build_gpt2(const ModelConfig& config) {
@@ -62,10 +70,17 @@ TrainableModel build_model(const ModelConfig& config, uint64_t seed, const std::
   return model;
 }
 
+// Logs on stderr how many tensors loaded, and the head tensors the checkpoint lacked (initialised as HF does).
 TrainableModel build_model_with_weights(const ModelConfig& config, uint64_t seed, const std::string& weights_dir,
                                         const std::string& attention) {
   TrainableModel model = build_model(config, seed, attention);
-  if (!weights_dir.empty()) load_hf_weights(*model.module, weights_dir, model.ignored_checkpoint_suffixes);
+  if (weights_dir.empty()) return model;
+  const WeightLoadReport report =
+      load_hf_weights(*model.module, weights_dir, model.ignored_checkpoint_suffixes, hf_base_prefix(config.family));
+  std::fprintf(stderr, "tune: weights: %d tensors loaded from %s\n", report.loaded, weights_dir.c_str());
+  if (!report.initialised.empty())
+    std::fprintf(stderr, "tune: weights: not in the checkpoint, initialised as transformers does: %s\n",
+                 join(report.initialised).c_str());
   return model;
 }
 

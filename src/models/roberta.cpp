@@ -2,6 +2,7 @@
 // (roberta.embeddings..., roberta.encoder.layer.N..., lm_head...) so HF checkpoints load by name.
 #include "models/roberta.h"
 #include "models/hf_losses.h"
+#include "models/sequence_classifiers.h"
 
 #include <stdexcept>
 
@@ -35,9 +36,7 @@ RobertaForMaskedLMImpl::RobertaForMaskedLMImpl(const ModelConfig& c) : config(c)
   TORCH_CHECK(c.max_position_embeddings > c.pad_token_id + 1, c.source_path, ": max_position_embeddings too small");
   auto roberta = container(*this, "roberta");
   embeddings = roberta->register_module("embeddings", RobertaEmbeddings(c));
-  auto layer_list = container(*container(*roberta, "encoder"), "layer");
-  for (int i = 0; i < c.num_hidden_layers; ++i)
-    layers.push_back(layer_list->register_module(std::to_string(i), BertLayer(c)));
+  layers = register_encoder_layers(*roberta, c);
   auto lm_head = container(*this, "lm_head");
   lm_head_dense = lm_head->register_module("dense", torch::nn::Linear(c.hidden_size, c.hidden_size));
   lm_head_layer_norm = lm_head->register_module("layer_norm", make_layer_norm(c));
@@ -47,9 +46,7 @@ RobertaForMaskedLMImpl::RobertaForMaskedLMImpl(const ModelConfig& c) : config(c)
 
 torch::Tensor RobertaForMaskedLMImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& token_type_ids,
                                               const torch::Tensor& attention_mask) {
-  const auto additive_mask = additive_attention_mask(attention_mask);
-  auto h = embeddings(input_ids, token_type_ids);
-  for (auto& layer : layers) h = layer(h, additive_mask);
+  auto h = run_encoder(layers, embeddings(input_ids, token_type_ids), attention_mask);
   h = lm_head_layer_norm(torch::gelu(lm_head_dense(h)));
   return torch::linear(h, embeddings->word_embeddings->weight, lm_head_bias);  // tied decoder
 }
@@ -61,9 +58,12 @@ torch::Tensor RobertaForMaskedLMImpl::loss(const torch::Tensor& input_ids, const
 }
 
 TrainableModel build_roberta(const ModelConfig& config) {
+  if (config.hf_class == "RobertaForSequenceClassification" || config.hf_class == "XLMRobertaForSequenceClassification")
+    return build_roberta_classifier(config);
   if (config.hf_class != "RobertaForMaskedLM" && config.hf_class != "XLMRobertaForMaskedLM")
-    throw std::invalid_argument(config.source_path + ": key 'hf_class': expected RobertaForMaskedLM or "
-                                "XLMRobertaForMaskedLM for family roberta, got '" + config.hf_class + "'");
+    throw std::invalid_argument(config.source_path + ": key 'hf_class': expected RobertaForMaskedLM, "
+                                "XLMRobertaForMaskedLM or their ForSequenceClassification for family roberta, got '" +
+                                config.hf_class + "'");
   auto impl = RobertaForMaskedLM(config).ptr();
   return {impl,
           [impl](const Batch& b) { return impl->loss(b.input_ids, b.token_type_ids, b.attention_mask, b.labels); },

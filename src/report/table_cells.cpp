@@ -43,9 +43,10 @@ const char* const kRangeCapFootnote =
     "* largest batch size tested: the largest size of the search range fit and was still the fastest, "
     "so the real limit is higher (raise `max_batch_size`).";
 const char* const kSetupNote =
-    "Start: \"random\" (initialised as Hugging Face does) or \"pretrained\" (--weights); data: the task, corpus and "
+    "Start: \"random\" (initialised as Hugging Face does) or \"pretrained\" (weights from --weights, the model's folder "
+    "or the HF cache); data: the task, corpus and "
     "tokenizer the trials trained on (\"tune's corpus\": the default, the King James Bible that scripts/setup writes to corpus/ "
-    "or $TUNE_CORPUS; \"hashed words\": no --tokenizer given, words hashed into the model's ids). Budget: `tune --budget`, the wall clock of the whole "
+    "or $TUNE_CORPUS; \"hashed words\": no tokenizer files (no --tokenizer, none in the model's folder), words hashed into the model's ids). Budget: `tune --budget`, the wall clock of the whole "
     "search of that model (every backend and precision); \"cut\": it ended a batch search (\"budget\" at the "
     "batch), a rate search, or shortened the steps rates were ranked after (\"budget: 4 of 12 steps\" at the rate). "
     "Trials: how many ran behind the row and their wall time together. MFU: the training step's matmul FLOPs per "

@@ -101,6 +101,15 @@ def hf_model_class(transformers, model):
     return cls
 
 
+def missing_base_keys(module, missing):
+    """A head the checkpoint lacks is initialised, as in tune's own loader (models/hf_weights.h): only missing
+    tensors of the base model (under base_model_prefix, or all of them when the class has no base attribute) fail."""
+    prefix = module.base_model_prefix
+    if not prefix or not hasattr(module, prefix):
+        return list(missing)
+    return [k for k in missing if k.startswith(prefix + ".")]
+
+
 def build_model(torch, transformers, spec):
     """HF's own module for the tested model's config values: seeded random init, or a checkpoint folder."""
     model = spec["model"]
@@ -112,7 +121,7 @@ def build_model(torch, transformers, spec):
         module = cls(config)
     else:
         module, info = cls.from_pretrained(weights, config=config, dtype=torch.float32, output_loading_info=True)
-        bad = sorted(info["missing_keys"]) + [str(k) for k in info.get("mismatched_keys", [])]
+        bad = sorted(missing_base_keys(module, info["missing_keys"])) + [str(k) for k in info.get("mismatched_keys", [])]
         if bad:
             raise TrialFailure("invalid", "build_model", "checkpoint %s lacks or mis-shapes: %s" % (weights, ", ".join(bad)))
     return module.to(torch.device(spec["device"])).train()

@@ -1,11 +1,15 @@
 #!/usr/bin/env python3
 # Test reference (ground truth): builds a Hugging Face model from a tested_models YAML with a fixed seed
 # and no download, saves its weights and its logits and loss on fixed inputs, for the C++ parity tests.
-"""usage: make_reference.py MODEL_YAML OUT_DIR [--batch B] [--seq S]
+"""usage: make_reference.py MODEL_YAML OUT_DIR [--batch B] [--seq S] [--save-dtype float16|bfloat16]
+                         [--max-shard-size SIZE] [--bin] [--base-only]
 
 Writes OUT_DIR/model.safetensors + config.json (HF save_pretrained) and OUT_DIR/reference.safetensors
 holding the inputs (input_ids, attention_mask, labels, and token_type_ids / decoder_input_ids where
 the task uses them), the logits and the loss (shape [1]), and OUT_DIR/reference.json (num_parameters).
+The folder variants a user meets: weights saved in fp16 or bf16 (the logits are then those of the model
+transformers' from_pretrained(dtype=torch.float32) loads from the folder: the saved values in fp32), sharded (max_shard_size, with
+model.safetensors.index.json), pytorch_model.bin (--bin), or the base model without its head (--base-only).
 """
 import argparse
 import json
@@ -77,10 +81,24 @@ def main():
     ap.add_argument("out_dir")
     ap.add_argument("--batch", type=int, default=2)
     ap.add_argument("--seq", type=int, default=16)
+    ap.add_argument("--save-dtype", choices=["float16", "bfloat16"])
+    ap.add_argument("--max-shard-size", default="5GB")
+    ap.add_argument("--bin", action="store_true")
+    ap.add_argument("--base-only", action="store_true")
     args = ap.parse_args()
     with open(args.model_yaml) as f:
         spec = yaml.safe_load(f)
     model = build(spec)
+    if args.save_dtype:
+        model = model.to(getattr(torch, args.save_dtype))
+    os.makedirs(args.out_dir, exist_ok=True)
+    saved = model.base_model if args.base_only else model
+    if args.bin:  # the pre-safetensors format: torch.save of the state_dict (a pickle), and config.json
+        torch.save(saved.state_dict(), os.path.join(args.out_dir, "pytorch_model.bin"))
+        saved.config.save_pretrained(args.out_dir)
+    else:
+        saved.save_pretrained(args.out_dir, max_shard_size=args.max_shard_size)
+    model = model.float()
     inputs = inputs_for(spec, args.batch, args.seq)
     with torch.no_grad():
         result = model(**inputs)
@@ -89,8 +107,6 @@ def main():
         tensors["decoder_input_ids"] = model._shift_right(inputs["labels"])
     tensors["logits"] = result.logits.float().contiguous()
     tensors["loss"] = result.loss.reshape(1).float()
-    os.makedirs(args.out_dir, exist_ok=True)
-    model.save_pretrained(args.out_dir, safe_serialization=True)
     save_file({k: v.contiguous() for k, v in tensors.items()}, os.path.join(args.out_dir, "reference.safetensors"))
     with open(os.path.join(args.out_dir, "reference.json"), "w") as f:
         json.dump({"num_parameters": model.num_parameters(), "transformers": transformers.__version__}, f)

@@ -8,6 +8,10 @@
   tokenize_reference.py spm-train CORPUS_TXT VOCAB_SIZE SEED OUT_MODEL
   tokenize_reference.py spm MODEL TEXTS_JSON        (T5: sentencepiece ids as they are)
   tokenize_reference.py xlmr MODEL TEXTS_JSON       (transformers XLMRobertaTokenizer from the model)
+  tokenize_reference.py json TOKENIZER_JSON TEXTS_JSON      (HF tokenizers' Tokenizer.from_file)
+  tokenize_reference.py save-json KIND SOURCE OUT_FOLDER    (writes OUT_FOLDER/tokenizer.json as transformers' fast
+      tokenizer saves it; KIND: bert-uncased (SOURCE: vocab.txt), gpt2 or roberta (SOURCE: folder with vocab.json and
+      merges.txt), t5 (SOURCE: spiece.model; spiece.model is copied beside it))
 SentencePiece encodes line by line (as spm_encode does, and our tokenizer): on a whole multi-line text its
 float Viterbi scores grow large enough to break near-ties differently.
 """
@@ -72,7 +76,33 @@ def xlmr_ids(model, texts_path):
         return [by_lines(encode, t) for t in read_texts(texts_path)]
 
 
-COMMANDS = {"wordpiece": wordpiece, "bpe": bpe, "roberta": roberta, "spm-train": spm_train, "spm": spm_ids, "xlmr": xlmr_ids}
+def json_ids(tokenizer_json, texts_path):
+    from tokenizers import Tokenizer
+    tok = Tokenizer.from_file(tokenizer_json)
+    return [e.ids for e in tok.encode_batch(read_texts(texts_path), add_special_tokens=False)]
+
+
+def save_json(kind, source, out_folder):
+    import transformers
+    if kind == "bert-uncased":
+        tok = transformers.BertTokenizerFast(vocab_file=source, do_lower_case=True)
+    elif kind == "gpt2":
+        tok = transformers.GPT2TokenizerFast.from_pretrained(source)
+    elif kind == "roberta":
+        tok = transformers.RobertaTokenizerFast.from_pretrained(source)
+    elif kind == "t5":
+        tok = transformers.T5TokenizerFast(vocab_file=source)
+    else:
+        sys.exit("unknown kind " + kind)
+    os.makedirs(out_folder, exist_ok=True)
+    tok.backend_tokenizer.save(os.path.join(out_folder, "tokenizer.json"))
+    if kind == "t5":
+        shutil.copy(source, os.path.join(out_folder, "spiece.model"))
+    return {"folder": out_folder}
+
+
+COMMANDS = {"wordpiece": wordpiece, "bpe": bpe, "roberta": roberta, "spm-train": spm_train, "spm": spm_ids, "xlmr": xlmr_ids,
+            "json": json_ids, "save-json": save_json}
 
 if __name__ == "__main__":
     if len(sys.argv) < 2 or sys.argv[1] not in COMMANDS:
