@@ -251,3 +251,23 @@ TEST(HfCache, ATestedModelUsesTheCachedWeightsAndTokenizer) {
   ASSERT_FALSE(mismatched.notes.empty());
   EXPECT_NE(mismatched.notes[0].find("num_hidden_layers 6 instead of 12"), std::string::npos) << mismatched.notes[0];
 }
+
+// The defaults tune fills in are transformers' own: each default a config class has, compared with the installed
+// transformers (keys it no longer has, such as BERT's position_embedding_type in 5.x, and derived nulls are skipped).
+TEST(HfModelTypes, DefaultsAreTransformersOwn) {
+  for (const std::string& type : supported_model_types()) {
+    const std::string cmd = "python3 -c \"import json, transformers; print(json.dumps(transformers.AutoConfig.for_model('" +
+                            type + "').to_dict()))\" 2>/dev/null";
+    const auto run = tune::testing::run_command(cmd);
+    ASSERT_EQ(run.exit_code, 0) << cmd;
+    const auto hf = nlohmann::json::parse(run.output);
+    int compared = 0;
+    const nlohmann::json defaults = hf_config_defaults(hf_model_type(type, "", "test"));
+    for (const auto& [key, value] : defaults.items()) {
+      if (value.is_null() || !hf.contains(key)) continue;
+      EXPECT_EQ(hf[key], value) << type << ": " << key;
+      ++compared;
+    }
+    EXPECT_GE(compared, 8) << type;
+  }
+}
