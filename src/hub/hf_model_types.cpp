@@ -13,13 +13,8 @@ constexpr const char* kBertDefaults = R"({"vocab_size": 30522, "hidden_size": 76
   "num_attention_heads": 12, "intermediate_size": 3072, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
   "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 512, "type_vocab_size": 2,
   "initializer_range": 0.02, "layer_norm_eps": 1e-12, "pad_token_id": 0, "position_embedding_type": "absolute"})";
-// RobertaConfig's vocab_size default is RoBERTa's own (50265); XLMRobertaConfig keeps BERT's 30522.
+// RobertaConfig's vocab_size default is RoBERTa's own (50265); XLMRobertaConfig's differs only there (30522).
 constexpr const char* kRobertaDefaults = R"({"vocab_size": 50265, "hidden_size": 768, "num_hidden_layers": 12,
-  "num_attention_heads": 12, "intermediate_size": 3072, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
-  "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 512, "type_vocab_size": 2,
-  "initializer_range": 0.02, "layer_norm_eps": 1e-12, "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2,
-  "position_embedding_type": "absolute"})";
-constexpr const char* kXlmRobertaDefaults = R"({"vocab_size": 30522, "hidden_size": 768, "num_hidden_layers": 12,
   "num_attention_heads": 12, "intermediate_size": 3072, "hidden_act": "gelu", "hidden_dropout_prob": 0.1,
   "attention_probs_dropout_prob": 0.1, "max_position_embeddings": 512, "type_vocab_size": 2,
   "initializer_range": 0.02, "layer_norm_eps": 1e-12, "pad_token_id": 1, "bos_token_id": 0, "eos_token_id": 2,
@@ -41,7 +36,7 @@ constexpr const char* kT5Defaults = R"({"vocab_size": 32128, "d_model": 512, "d_
 constexpr HfModelType kModelTypes[] = {
     {"bert", "bert", "Bert", "masked_lm", kBertDefaults},
     {"roberta", "roberta", "Roberta", "masked_lm", kRobertaDefaults},
-    {"xlm-roberta", "roberta", "XLMRoberta", "masked_lm", kXlmRobertaDefaults},
+    {"xlm-roberta", "roberta", "XLMRoberta", "masked_lm", kRobertaDefaults, R"({"vocab_size": 30522})"},
     {"distilbert", "distilbert", "DistilBert", "masked_lm", kDistilBertDefaults},
     {"gpt2", "gpt2", "GPT2", "causal_lm", kGpt2Defaults},
     {"t5", "t5", "T5", "span_corruption", kT5Defaults},
@@ -92,7 +87,11 @@ const HfModelType& hf_model_type(const std::string& model_type, const std::strin
                               join(supported_model_types()));
 }
 
-nlohmann::json hf_config_defaults(const HfModelType& type) { return nlohmann::json::parse(type.defaults); }
+nlohmann::json hf_config_defaults(const HfModelType& type) {
+  nlohmann::json defaults = nlohmann::json::parse(type.defaults);
+  if (type.overrides) defaults.update(nlohmann::json::parse(type.overrides));
+  return defaults;
+}
 
 std::string canonical_task(const std::string& task) {
   if (task == "classification") return "sequence_classification";

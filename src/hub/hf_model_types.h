@@ -14,6 +14,7 @@ struct HfModelType {
   const char* class_prefix;  // HF's class-name prefix: "Bert", "XLMRoberta", "GPT2"
   const char* default_task;  // the family's pre-training task
   const char* defaults;      // JSON: the config class's __init__ defaults that tune reads
+  const char* overrides = nullptr;  // JSON: where a sibling class's defaults differ (XLM-R's from RoBERTa's)
 };
 
 // Throws std::invalid_argument naming `file`, the model_type (and the architecture, when given) and listing the
