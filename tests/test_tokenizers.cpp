@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -15,6 +16,7 @@
 #include "cli_run.h"
 #include "data/bpe_tokenizer.h"
 #include "data/sentencepiece_tokenizer.h"
+#include "data/token_layout.h"
 #include "data/tokenizer.h"
 #include "data/wordpiece_tokenizer.h"
 #include "test_helpers.h"
@@ -291,16 +293,35 @@ TEST(TokenizerJsonParity, WordPieceAndByteLevelBpeMatchHuggingFace) {
   expect_parity("tokenizer.json byte-level bpe", *bpe, texts, reference_ids("json " + quoted(gpt2 / "tokenizer.json"), texts));
 }
 
-// A Unigram tokenizer.json runs from the spiece.model beside it; alone, it is an error that says so.
-TEST_F(SentencePieceParity, UnigramTokenizerJsonRunsFromItsSentencePieceFile) {
-  const fs::path t5 = tokenizer_json_folder("t5", model());
+// A Unigram tokenizer.json (transformers' conversion of a SentencePiece model: Precompiled normalizer,
+// WhitespaceSplit + Metaspace) alone in its folder, id for id with HF tokenizers, as T5 and XLM-R convert it.
+TEST_F(SentencePieceParity, UnigramTokenizerJsonAloneMatchesHuggingFace) {
   const auto texts = parity_texts();
-  const auto ours = make_tokenizer(model_of("t5", 2100), t5.string());
-  expect_parity("tokenizer.json unigram via spiece.model", *ours, texts, reference_ids("spm " + quoted(model()), texts));
-  fs::remove(t5 / "spiece.model");
-  const std::string msg = testing::error_of([&] { make_tokenizer(model_of("roberta", 2100), t5.string()); });
-  EXPECT_NE(msg.find("Unigram"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("tokenizer.json"), std::string::npos) << msg;
+  for (const std::string kind : {"t5", "xlmr"}) {
+    const fs::path dir = tokenizer_json_folder(kind, model());
+    fs::remove(dir / "spiece.model");
+    const auto ours = make_tokenizer(model_of(kind == "t5" ? "t5" : "roberta", 2110), dir.string());
+    EXPECT_NE(ours->describe().find("tokenizer.json"), std::string::npos) << ours->describe();
+    expect_parity("tokenizer.json unigram (" + kind + ")", *ours, texts,
+                  reference_ids("json " + quoted(dir / "tokenizer.json"), texts));
+  }
+}
+
+// T5's roles (decoder start <pad>, </s>, <extra_id_0>) from its tokenizer.json alone, at the ids transformers gave them.
+TEST_F(SentencePieceParity, T5TokenLayoutFromTokenizerJsonAlone) {
+  const fs::path dir = tokenizer_json_folder("t5", model());
+  fs::remove(dir / "spiece.model");
+  std::map<std::string, int> added;
+  const auto file = nlohmann::json::parse(read_text(dir / "tokenizer.json"));  // kept: range-for over a temporary's member dangles
+  for (const auto& t : file["added_tokens"])
+    added[t["content"].get<std::string>()] = t["id"].get<int>();
+  const auto layout = token_layout_from_files("t5", dir.string());
+  ASSERT_TRUE(layout.has_value());
+  EXPECT_EQ(layout->source, (dir / "tokenizer.json").string());
+  EXPECT_EQ(layout->cls, added.at("<pad>"));
+  EXPECT_EQ(layout->sep, added.at("</s>"));
+  EXPECT_EQ(layout->sentinel_first, added.at("<extra_id_0>"));
+  EXPECT_LT(layout->first_word, layout->last_word);
 }
 
 TEST(TokenizerJson, PartsTuneDoesNotImplementAreNamed) {
@@ -314,6 +335,12 @@ TEST(TokenizerJson, PartsTuneDoesNotImplementAreNamed) {
   EXPECT_NE(error_for(R"({"normalizer": {"type": "NFKC"}, "pre_tokenizer": {"type": "BertPreTokenizer"},
                           "model": {"type": "WordPiece", )" + vocab + "}}")
                 .find("normalizer 'NFKC'"),
+            std::string::npos);
+  const std::string unigram = R"("model": {"type": "Unigram", "vocab": [["<unk>", 0.0], ["a", -1.0]])";
+  EXPECT_NE(error_for("{" + unigram + R"(, "unk_id": 0}, "normalizer": {"type": "Lowercase"}})").find("normalizer 'Lowercase'"),
+            std::string::npos);
+  EXPECT_NE(error_for("{" + unigram + "}}").find("without a valid unk_id"), std::string::npos);
+  EXPECT_NE(error_for(R"({"model": {"type": "Unigram", "vocab": [["a", "high"]]}})").find("model.vocab[0] is not [piece, score]"),
             std::string::npos);
   EXPECT_NE(error_for("{\"model\": ").find("not valid JSON"), std::string::npos);
   EXPECT_NE(error_for(R"({"version": "1.0"})").find("no \"model\" object"), std::string::npos);

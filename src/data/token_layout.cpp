@@ -45,9 +45,9 @@ std::optional<Listing> read_listing(const std::string& family, const fs::path& d
   const auto at = [&](const char* name) { return (dir / name).string(); };
   const auto has = [&](const char* name) { return fs::is_regular_file(dir / name); };
   std::vector<bool> special;
+  if (has("tokenizer.json")) return listing_from_tokenizer_json(at("tokenizer.json"));
   if (family == "t5" && has("spiece.model"))  // T5's <extra_id_N> come from the tokenizer class, not the file
     return Listing{sentencepiece_tokens(at("spiece.model"), SentencePieceIds::as_is, special), special, at("spiece.model")};
-  if (has("tokenizer.json")) return listing_from_tokenizer_json(at("tokenizer.json"));
   if (has("vocab.txt")) return listing_of(tokens_by_id(read_vocab_txt(at("vocab.txt"))), at("vocab.txt"));
   if (has("vocab.json")) return listing_of(tokens_by_id(read_vocab_json(at("vocab.json"))), at("vocab.json"));
   if (has("sentencepiece.bpe.model"))

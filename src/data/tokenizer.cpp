@@ -83,21 +83,18 @@ std::unique_ptr<Tokenizer> tokenizer_from_family_files(const ModelConfig& model,
   return nullptr;
 }
 
-// tokenizer.json first, as transformers' AutoTokenizer loads the fast tokenizer; a Unigram model there is
-// run from the SentencePiece file it was converted from. nullptr when the folder has no file tune reads.
+// tokenizer.json first, as transformers' AutoTokenizer loads the fast tokenizer. nullptr when the folder has no
+// file tune reads.
 std::unique_ptr<Tokenizer> tokenizer_from_files(const ModelConfig& model, const fs::path& dir) {
   if (!has(dir, "tokenizer.json")) return tokenizer_from_family_files(model, dir);
-  const TokenizerJson file = read_tokenizer_json((dir / "tokenizer.json").string());
-  if (file.model_type != "Unigram") return tokenizer_from_json(file);
-  if (auto sentencepiece = tokenizer_from_family_files(model, dir)) return sentencepiece;
-  return tokenizer_from_json(file);  // throws: says the SentencePiece file is needed
+  return tokenizer_from_json(read_tokenizer_json((dir / "tokenizer.json").string()));
 }
 
 std::string expected_files(const std::string& family) {
   if (family == "bert" || family == "distilbert") return "tokenizer.json or vocab.txt";
   if (family == "gpt2") return "tokenizer.json, or vocab.json and merges.txt";
   if (family == "roberta") return "tokenizer.json, vocab.json and merges.txt, or sentencepiece.bpe.model";
-  if (family == "t5") return "spiece.model (beside tokenizer.json, if any)";
+  if (family == "t5") return "tokenizer.json or spiece.model";
   return "(no tokenizer known for this family)";
 }
 
@@ -105,8 +102,8 @@ std::string expected_files(const std::string& family) {
 
 bool has_tokenizer_files(const std::string& family, const std::string& dir) {
   const fs::path d(dir);
-  if (family == "t5") return has(d, "spiece.model");  // a Unigram tokenizer.json runs from it
   if (has(d, "tokenizer.json")) return true;
+  if (family == "t5") return has(d, "spiece.model");
   if (family == "bert" || family == "distilbert") return has(d, "vocab.txt");
   if (family == "gpt2") return has(d, "vocab.json") && has(d, "merges.txt");
   if (family == "roberta") return (has(d, "vocab.json") && has(d, "merges.txt")) || has(d, "sentencepiece.bpe.model");

@@ -35,8 +35,8 @@ class HashWordTokenizer : public Tokenizer {
 };
 
 // tokenizer_dir empty: the fallback. Otherwise the family's tokenizer, chosen by the files in that folder:
-// tokenizer.json (HF's fast tokenizer: WordPiece or byte-level BPE; a Unigram model runs from the SentencePiece
-// file beside it), else vocab.txt (bert, distilbert: WordPiece), vocab.json + merges.txt (gpt2, roberta: byte-level BPE), spiece.model (t5) or
+// tokenizer.json (HF's fast tokenizer: WordPiece, byte-level BPE or Unigram), else vocab.txt (bert, distilbert:
+// WordPiece), vocab.json + merges.txt (gpt2, roberta: byte-level BPE), spiece.model (t5) or
 // sentencepiece.bpe.model (roberta, i.e. XLM-R: fairseq ids): SentencePiece.
 // Throws std::invalid_argument naming the folder and the files expected there, or when the tokenizer's
 // ids do not fit the model's vocab_size.

@@ -2,6 +2,8 @@
 // normalizer, pre-tokenizer or model option that would make its ids differ from Hugging Face's.
 #include "data/tokenizer_json.h"
 
+#include "data/sentencepiece_tokenizer.h"
+
 #include <fstream>
 #include <stdexcept>
 
@@ -49,7 +51,7 @@ Vocabulary unigram_vocab(const nlohmann::json& list, const std::string& path) {
     throw std::invalid_argument("tokenizer file '" + path + "': model.vocab of a Unigram model is not a list");
   Vocabulary vocab;
   for (size_t i = 0; i < list.size(); ++i) {
-    if (!list[i].is_array() || list[i].empty() || !list[i][0].is_string())
+    if (!list[i].is_array() || list[i].size() != 2 || !list[i][0].is_string() || !list[i][1].is_number())
       throw std::invalid_argument("tokenizer file '" + path + "': model.vocab[" + std::to_string(i) +
                                   "] is not [piece, score]");
     vocab[list[i][0].get<std::string>()] = static_cast<int64_t>(i);
@@ -145,8 +147,7 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const TokenizerJson& file) {
     check_byte_level(file);
     return std::make_unique<BpeTokenizer>(vocab, bpe_merges(file), file.path, added_contents(file));
   }
-  unsupported(file, "model '" + file.model_type + "' without its SentencePiece file", "spiece.model or "
-              "sentencepiece.bpe.model beside tokenizer.json for a Unigram model");
+  return std::make_unique<SentencePieceTokenizer>(file);  // Unigram (read_tokenizer_json took no other model)
 }
 
 }  // namespace tune

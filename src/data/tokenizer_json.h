@@ -33,9 +33,9 @@ TokenizerJson read_tokenizer_json(const std::string& path);
 // Every token by id, the added ones included, and the ids of special added tokens.
 std::vector<std::string> tokens_by_id(const TokenizerJson& file);
 
-// The tokenizer the file describes: WordPiece with BertNormalizer and BertPreTokenizer, or byte-level BPE
-// (ByteLevel pre-tokenizer, no normalizer). Throws naming the file and the part tune does not implement
-// (a Unigram model is run from the SentencePiece file beside it; see data/tokenizer.cpp).
+// The tokenizer the file describes: WordPiece with BertNormalizer and BertPreTokenizer, byte-level BPE
+// (ByteLevel pre-tokenizer, no normalizer) or Unigram (run by sentencepiece; see data/sentencepiece_json.h).
+// Throws naming the file and the part tune does not implement.
 std::unique_ptr<Tokenizer> tokenizer_from_json(const TokenizerJson& file);
 
 }  // namespace tune

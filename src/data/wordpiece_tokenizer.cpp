@@ -2,6 +2,8 @@
 // stripping, lowercase), BertPreTokenizer (whitespace and punctuation), then greedy longest-match-first pieces.
 #include "data/wordpiece_tokenizer.h"
 
+#include "data/unicode_text.h"
+
 #include <utf8proc.h>
 
 #include <algorithm>
@@ -14,13 +16,6 @@ namespace {
 
 utf8proc_category_t category_of(utf8proc_int32_t c) {
   return static_cast<utf8proc_category_t>(utf8proc_category(c));
-}
-
-// Unicode White_Space (Rust's char::is_whitespace, which HF uses): the Z categories plus \t..\r and NEL.
-bool is_white_space(utf8proc_int32_t c) {
-  if ((c >= 0x09 && c <= 0x0D) || c == 0x85) return true;
-  const auto cat = category_of(c);
-  return cat == UTF8PROC_CATEGORY_ZS || cat == UTF8PROC_CATEGORY_ZL || cat == UTF8PROC_CATEGORY_ZP;
 }
 
 // HF removes "other" characters (Cc, Cf, Co, Cs, Cn) but keeps tab and newlines as whitespace.
@@ -112,17 +107,7 @@ void normalize_into(utf8proc_int32_t c, const WordPieceOptions& o, WordCollector
 void for_each_word(const std::string& text, const WordPieceOptions& o,
                    std::function<void(const std::string&)> on_word) {
   WordCollector words(std::move(on_word));
-  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
-  size_t pos = 0;
-  while (pos < text.size()) {
-    utf8proc_int32_t c = 0;
-    const auto n = utf8proc_iterate(bytes + pos, static_cast<utf8proc_ssize_t>(text.size() - pos), &c);
-    if (n <= 0)
-      throw std::invalid_argument("text to tokenize is not valid UTF-8 at byte " + std::to_string(pos) + ": " +
-                                  utf8proc_errmsg(n));
-    normalize_into(c, o, words);
-    pos += static_cast<size_t>(n);
-  }
+  for_each_code_point(text, [&](int32_t c, size_t, size_t) { normalize_into(c, o, words); });
   words.flush();
 }
 

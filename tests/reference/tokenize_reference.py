@@ -11,7 +11,7 @@
   tokenize_reference.py json TOKENIZER_JSON TEXTS_JSON      (HF tokenizers' Tokenizer.from_file)
   tokenize_reference.py save-json KIND SOURCE OUT_FOLDER    (writes OUT_FOLDER/tokenizer.json as transformers' fast
       tokenizer saves it; KIND: bert-uncased (SOURCE: vocab.txt), gpt2 or roberta (SOURCE: folder with vocab.json and
-      merges.txt), t5 (SOURCE: spiece.model; spiece.model is copied beside it))
+      merges.txt), t5 (SOURCE: spiece.model; spiece.model is copied beside it) or xlmr (SOURCE: sentencepiece.bpe.model))
 SentencePiece encodes line by line (as spm_encode does, and our tokenizer): on a whole multi-line text its
 float Viterbi scores grow large enough to break near-ties differently.
 """
@@ -82,6 +82,14 @@ def json_ids(tokenizer_json, texts_path):
     return [e.ids for e in tok.encode_batch(read_texts(texts_path), add_special_tokens=False)]
 
 
+def from_sentencepiece(cls, model, file_name):
+    # transformers converts a SentencePiece model to tokenizer.json only in from_pretrained (vocab_file= alone
+    # gives an empty Unigram model in transformers 5); the folder name is what it loads from.
+    with tempfile.TemporaryDirectory() as folder:
+        shutil.copy(model, os.path.join(folder, file_name))
+        return cls.from_pretrained(folder)
+
+
 def save_json(kind, source, out_folder):
     import transformers
     if kind == "bert-uncased":
@@ -91,12 +99,14 @@ def save_json(kind, source, out_folder):
     elif kind == "roberta":
         tok = transformers.RobertaTokenizerFast.from_pretrained(source)
     elif kind == "t5":
-        tok = transformers.T5TokenizerFast(vocab_file=source)
+        tok = from_sentencepiece(transformers.T5TokenizerFast, source, "spiece.model")
+    elif kind == "xlmr":
+        tok = from_sentencepiece(transformers.XLMRobertaTokenizerFast, source, "sentencepiece.bpe.model")
     else:
         sys.exit("unknown kind " + kind)
     os.makedirs(out_folder, exist_ok=True)
     tok.backend_tokenizer.save(os.path.join(out_folder, "tokenizer.json"))
-    if kind == "t5":
+    if kind == "t5":  # the slow tokenizer's file beside it, as save_pretrained writes it
         shutil.copy(source, os.path.join(out_folder, "spiece.model"))
     return {"folder": out_folder}
 
