@@ -104,6 +104,14 @@ TEST(SearchSettings, DefaultsFileLoadsAndBadValueIsNamed) {
   EXPECT_NE(msg.find("expected an integer"), std::string::npos) << msg;
 }
 
+// A mistyped key (issue 20's max_batchsize) was silently ignored, keeping the default: now an error with the
+// nearest known key.
+TEST(SearchSettings, AnUnknownKeyIsAnErrorNamingTheNearestKnownOne) {
+  const auto dir = temp_dir("settings");
+  const std::string msg = error_of([&] { load_search_settings(write_file(dir / "s.yaml", "budget: 5m\nmax_batchsize: 64\n")); });
+  EXPECT_NE(msg.find("s.yaml:2: unknown key 'max_batchsize' (did you mean 'max_batch_size'?)"), std::string::npos) << msg;
+}
+
 TEST(SearchSettings, BatchRangeMinAboveMaxIsNamed) {
   const auto dir = temp_dir("settings");
   const std::string path = write_file(dir / "s.yaml", "min_batch_size: 16\nmax_batch_size: 8\n");

@@ -447,3 +447,65 @@ TEST(Store, ExportHoldsStudiesBestConfigsAndTrials) {
   EXPECT_EQ(s["trials"][1]["result"]["status"], "oom");
   EXPECT_LT(s["trials"][0]["id"].get<int64_t>(), s["trials"][1]["id"].get<int64_t>());
 }
+
+namespace {
+
+// A database with one study (backend) holding trials at these batch sizes (samples/s = 10 x batch) and a best.
+std::string database_with(const std::filesystem::path& path, const std::string& backend, const std::vector<int>& batches,
+                          double sps_scale = 10) {
+  Database db(path.string());
+  const int64_t study = db.ensure_study(key(backend));
+  for (int batch : batches) {
+    TrialSpec spec;
+    spec.batch_size = batch;
+    db.record_trial(study, spec, ok_result(sps_scale * batch), "/runs/" + std::to_string(batch));
+  }
+  db.save_best(study, best_config(batches.back(), 1e-3, sps_scale * batches.back(), static_cast<int>(batches.size())));
+  ScreenVerdict verdict;
+  verdict.batch_size = batches.front();
+  db.save_screen_verdict(study, verdict);
+  return path.string();
+}
+
+}  // namespace
+
+TEST(StoreMerge, CopiesWhatIsMissingAndMergingTwiceAddsNothing) {
+  const auto dir = temp_dir("merge");
+  const std::string a = database_with(dir / "a.db", "eager", {4, 8}), b = database_with(dir / "b.db", "jit", {8, 16, 32});
+  Database into((dir / "into.db").string());
+  MergeCounts first = into.merge_from(a);
+  EXPECT_EQ(first.studies_added, 1);
+  EXPECT_EQ(first.trials_added, 2);
+  first = into.merge_from(b);
+  EXPECT_EQ(first.studies_added, 1);
+  EXPECT_EQ(first.trials_added, 3);
+  EXPECT_EQ(first.bests_added, 1);
+  EXPECT_EQ(first.verdicts_added, 1);
+  const MergeCounts again = into.merge_from(b);
+  EXPECT_EQ(again.studies_added + again.trials_added + again.bests_added + again.verdicts_added, 0);
+  EXPECT_EQ(again.trials_present, 3);
+  ASSERT_EQ(into.best_rows().size(), 2u);
+  const int64_t jit = into.ensure_study(key("jit"));
+  ASSERT_EQ(into.trials(jit).size(), 3u);
+  EXPECT_DOUBLE_EQ(into.trials(jit)[2].result.samples_per_second, 320);
+  EXPECT_EQ(into.trials(jit)[2].trial_dir, "/runs/32");
+  EXPECT_EQ(into.best(jit)->batch_size, 32);
+  EXPECT_EQ(into.screen_verdict(jit)->batch_size, 8);
+}
+
+TEST(StoreMerge, AStudyMeasuredDifferentlyInBothIsRefusedAndNothingIsMerged) {
+  const auto dir = temp_dir("merge");
+  const std::string a = database_with(dir / "a.db", "eager", {4, 8});
+  const std::string other = database_with(dir / "other.db", "eager", {4, 8}, 11);  // same key, other results
+  database_with(dir / "other.db", "jit", {8});
+  Database into((dir / "into.db").string());
+  into.merge_from(a);
+  try {
+    into.merge_from(other);
+    FAIL() << "a conflicting study was merged";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("bert-tiny eager fp32 seq 32"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(into.studies().size(), 1u) << "the jit study of the refused file was merged";
+  EXPECT_THROW(into.merge_from((dir / "into.db").string()), std::invalid_argument);
+}

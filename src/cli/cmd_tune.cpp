@@ -89,6 +89,7 @@ nlohmann::json screening_json(const SearchSummary& summary) {
 // --tuner picks the strategy of every stage it serves; its options go to that strategy.
 SearchSettings with_tuner_flags(const po::variables_map& vm, SearchSettings settings) {
   if (vm.count("max-trials")) settings.max_trials = vm["max-trials"].as<int>();
+  if (settings.max_trials < 1) throw std::invalid_argument(strf("--max-trials %d: expected at least 1", settings.max_trials));
   if (vm.count("objective")) settings.objective = parse_search_objective(vm["objective"].as<std::string>());
   if (vm.count("target-loss")) {
     const double target = vm["target-loss"].as<double>();
@@ -147,6 +148,25 @@ JobLength job_length(const po::variables_map& vm) {
   return job;
 }
 
+// A sequence the model cannot hold is the user's mistake, found before any trial (not an invalid trial per
+// backend): at least 1 token, at most the model's positions (T5's relative positions have no limit).
+void check_seq_len(const po::variables_map& vm, const ModelConfig& model, int seq_len) {
+  if (vm.count("seq-len") && vm["seq-len"].as<int>() < 1)
+    throw std::invalid_argument(strf("--seq-len %d: expected at least 1 token", vm["seq-len"].as<int>()));
+  if (model.family != "t5" && seq_len > model.max_sequence_length())
+    throw std::invalid_argument(strf("--seq-len %d: model %s holds at most %d positions", seq_len, model.name.c_str(),
+                                     model.max_sequence_length()));
+}
+
+// The budget and the per-stage trial cap must leave room for a trial.
+double checked_budget(const po::variables_map& vm, const SearchSettings& settings) {
+  if (!vm.count("budget")) return settings.budget_seconds;
+  const std::string text = vm["budget"].as<std::string>();
+  const double budget = parse_duration_seconds(text);
+  if (!(budget > 0)) throw std::invalid_argument("--budget '" + text + "': expected a positive duration, e.g. 20m");
+  return budget;
+}
+
 SearchRequest request_from(const po::variables_map& vm) {
   SearchRequest request;
   const ModelSource source = model_source(vm);
@@ -164,6 +184,7 @@ SearchRequest request_from(const po::variables_map& vm) {
   request.attention = training.attention;
   request.optimizer = training.optimizer == "auto" ? default_optimizer(request.instance) : training.optimizer;
   request.seq_len = training.seq_len > 0 ? training.seq_len : request.model.default_seq_len;
+  check_seq_len(vm, request.model, request.seq_len);
   request.seed = training.seed;
   request.data = training.data;
   request.weights_dir = training.weights;
@@ -260,6 +281,16 @@ std::string describe_rate_start(const SearchRequest& request, const SearchSettin
          (settings.lr_transfer ? "; once per precision, then scaled to each backend's batch" : "");
 }
 
+// A search none of whose backends found a best config (every trial failed, or the budget ended before one ran)
+// answered nothing: its exit code says so (1 is an error; 3: it ran, but there is no answer to act on).
+constexpr int kNoAnswerExit = 3;
+bool answered(const SearchSummary& summary) {
+  for (const auto& outcome : summary.backends)
+    if (outcome.best || (outcome.time_to_loss && outcome.time_to_loss->best)) return true;
+  std::cerr << "tune: no backend found a best config (see each one's outcome above): nothing to act on\n";
+  return false;
+}
+
 }  // namespace
 
 int run_tune(int argc, char** argv) {
@@ -270,7 +301,7 @@ int run_tune(int argc, char** argv) {
   const SearchSettings settings = settings_for_device(
       with_tuner_flags(vm, load_search_settings(vm["settings"].as<std::string>())), request.instance.device);
   const bool budget_given = vm.count("budget") > 0;
-  const double budget = budget_given ? parse_duration_seconds(vm["budget"].as<std::string>()) : settings.budget_seconds;
+  const double budget = checked_budget(vm, settings);
   const std::string db_path = vm["db"].as<std::string>();
   const std::string data = describe_training_data(request);
   check_weights(request);
@@ -291,7 +322,7 @@ int run_tune(int argc, char** argv) {
                       settings, std::cerr);
   const SearchSummary summary = engine.run(request, budget);
   print_result(vm, request, settings, summary, gather_tested_models(db, db_path, row_studies(db, request)));
-  return 0;
+  return answered(summary) ? 0 : kNoAnswerExit;
 }
 
 }  // namespace tune::cli

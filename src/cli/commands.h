@@ -12,5 +12,7 @@ int run_export(int argc, char** argv);    // tune export --json: one database as
 int run_regress(int argc, char** argv);   // tune regress
 int run_tuners(int argc, char** argv);   // tune tuners: the search strategies
 int run_trial(int argc, char** argv);     // tune trial --spec FILE: one trial, in this process
+int run_merge(int argc, char** argv);     // tune merge INTO.db A.db ...: databases merged into one
+int run_sweep(int argc, char** argv);     // tune sweep FILE: many studies through an executor (local, Slurm)
 
 }  // namespace tune::cli

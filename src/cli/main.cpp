@@ -24,7 +24,9 @@ int usage() {
                "  tune table [--db PATH] [--format md|json]       the tested-models table from the store\n"
                "  tune export [--db PATH] [--json] [--out FILE]   one database as JSON (studies, best configs, trials)\n"
                "  tune regress [--record] [--config YAML]          noise-aware regression check (exit 0 ok, 1 regression, 2 could not run)\n"
-               "  tune trial --spec FILE [--out FILE]             run one trial in this process\n\n"
+               "  tune trial --spec FILE [--out FILE]             run one trial in this process\n"
+               "  tune merge INTO.db A.db [B.db ...]              merge databases into one (idempotent)\n"
+               "  tune sweep FILE [--status|--cancel]             run a sweep file's studies (local or Slurm), merged\n\n"
                "Each subcommand takes --help.\n";
   return 0;
 }
@@ -41,8 +43,10 @@ int dispatch(int argc, char** argv) {
   if (first == "regress") return run_regress(argc - 1, argv + 1);
   if (first == "trial") return run_trial(argc - 1, argv + 1);
   if (first == "tuners") return run_tuners(argc - 1, argv + 1);
+  if (first == "merge") return run_merge(argc - 1, argv + 1);
+  if (first == "sweep") return run_sweep(argc - 1, argv + 1);
   if (first.rfind("-", 0) != 0)
-    throw std::invalid_argument("unknown command '" + first + "': expected models, instance, table, export, regress, trial, tuners or --model NAME");
+    throw std::invalid_argument("unknown command '" + first + "': expected models, instance, table, export, regress, trial, tuners, merge, sweep or --model NAME");
   return run_tune(argc, argv);
 }
 

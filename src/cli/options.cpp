@@ -17,9 +17,12 @@ const std::vector<std::string> kAttentions{"math", "sdpa"};
 const std::vector<std::string> kOptimizers{"auto", "adamw", "fused"};
 
 bool parse_or_help(int argc, char** argv, po::options_description& desc, po::variables_map& vm,
-                   const std::string& usage) {
+                   const std::string& usage, const po::positional_options_description* positional) {
   desc.add_options()("help,h", "show this help");
-  po::store(po::command_line_parser(argc, argv).options(desc).run(), vm);
+  po::command_line_parser parser(argc, argv);
+  parser.options(desc);
+  if (positional) parser.positional(*positional);
+  po::store(parser.run(), vm);
   if (vm.count("help")) {
     std::cout << "usage: " << usage << "\n\n" << desc << "\n";
     return false;

@@ -14,9 +14,10 @@ namespace tune::cli {
 
 namespace po = boost::program_options;
 
-// Parses argv (argv[0] is the subcommand) into vm. Returns false when --help was asked (help printed).
+// Parses argv (argv[0] is the subcommand) into vm, with `positional` arguments if given. Returns false when
+// --help was asked (help printed).
 bool parse_or_help(int argc, char** argv, po::options_description& desc, po::variables_map& vm,
-                   const std::string& usage);
+                   const std::string& usage, const po::positional_options_description* positional = nullptr);
 
 // "a,b,,c" -> {a, b, c}.
 std::vector<std::string> comma_list(const std::string& text);

@@ -19,17 +19,6 @@
 namespace tune {
 namespace {
 
-void read_duration(const YAML::Node& root, const char* key, double& out, const std::string& file) {
-  std::string text;
-  read_yaml_key(root, key, text, file);
-  if (text.empty()) return;
-  try {
-    out = parse_duration_seconds(text);
-  } catch (const std::invalid_argument& e) {
-    throw std::invalid_argument(file + ": key '" + key + "': " + e.what());
-  }
-}
-
 // tuner_options: a map from strategy name (a registered one) to a map of option values (numbers); option names
 // are checked when the strategy is built (make_tuner names an option it does not declare).
 void read_tuner_options(const YAML::Node& root, const std::string& file,
@@ -51,6 +40,16 @@ void read_tuner_options(const YAML::Node& root, const std::string& file,
     }
   }
 }
+
+// Every key a settings file may hold: a mistyped one (max_batchsize) is an error, never a silent default.
+const std::vector<std::string> kSettingsKeys = {
+    "budget", "min_batch_size", "max_batch_size", "gpu_max_batch_size", "tuner_options", "ramp_learning_rate",
+    "learning_rates", "pretrained_learning_rates", "learning_rate_edge_factor", "learning_rate_bounds",
+    "warmup_steps", "min_measure_steps", "max_measure_steps", "measure_time", "ci_halfwidth", "lr_train_steps",
+    "lr_transfer", "seed_check_margin", "lr_schedule", "lr_warmup_share", "batch_tuner", "lr_tuner", "max_trials",
+    "ramp_budget_share", "screen_batch_size", "screen_keep_share", "screen_budget_share", "trial_timeout",
+    "memory_fraction", "objective", "target_loss", "target_samples", "target_batch", "target_learning_rate",
+    "time_cap"};
 
 }  // namespace
 
@@ -96,7 +95,7 @@ SearchSettings settings_for_device(SearchSettings settings, const std::string& d
 SearchSettings load_search_settings(const std::string& file) {
   const YAML::Node root = load_yaml_file(file);
   SearchSettings s;
-  read_duration(root, "budget", s.budget_seconds, file);
+  read_yaml_duration(root, "budget", s.budget_seconds, file);
   read_yaml_key(root, "min_batch_size", s.min_batch_size, file);
   read_yaml_key(root, "max_batch_size", s.max_batch_size, file);
   read_yaml_key(root, "gpu_max_batch_size", s.gpu_max_batch_size, file);
@@ -107,12 +106,13 @@ SearchSettings load_search_settings(const std::string& file) {
   if (root["min_throughput_gain"])
     throw std::invalid_argument(file + ": key 'min_throughput_gain' is now an option of the batch_ramp strategy: "
                                 "write it as tuner_options: {batch_ramp: {min_throughput_gain: VALUE}}");
+  check_known_keys(root, kSettingsKeys, file);
   read_tuner_options(root, file, s.tuner_options);
   read_learning_rate_keys(root, file, s);
   read_yaml_key(root, "warmup_steps", s.warmup_steps, file);
   read_yaml_key(root, "min_measure_steps", s.min_measure_steps, file);
   read_yaml_key(root, "max_measure_steps", s.max_measure_steps, file);
-  read_duration(root, "measure_time", s.measure_seconds, file);
+  read_yaml_duration(root, "measure_time", s.measure_seconds, file);
   read_yaml_key(root, "ci_halfwidth", s.ci_halfwidth, file);
   if (s.ci_halfwidth <= 0 || s.ci_halfwidth >= 1)
     throw std::invalid_argument(file + ": key 'ci_halfwidth': expected a share between 0 and 1, got " +
@@ -145,7 +145,7 @@ SearchSettings load_search_settings(const std::string& file) {
     throw std::invalid_argument(file + ": screen keys: expected screen_batch_size >= 1, screen_keep_share and "
                                 "screen_budget_share in (0, 1], got " + std::to_string(s.screen_batch_size) + ", " +
                                 std::to_string(s.screen_keep_share) + " and " + std::to_string(s.screen_budget_share));
-  read_duration(root, "trial_timeout", s.trial_timeout_seconds, file);
+  read_yaml_duration(root, "trial_timeout", s.trial_timeout_seconds, file);
   read_yaml_key(root, "memory_fraction", s.memory_fraction, file);
   read_yaml_key(root, "objective", s.objective, file);
   s.objective = parse_search_objective(s.objective);

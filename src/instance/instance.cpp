@@ -108,6 +108,7 @@ Instance apply_instance_profile(const Instance& detected, const std::string& pro
   }
   const std::string file = path.string();
   const YAML::Node root = load_yaml_file(file);
+  check_known_keys(root, {"threads", "memory", "peak_tflops_fp32", "peak_tflops_bf16", "peak_tflops_fp16"}, file);
   Instance inst = detected;
   inst.name = profile;
   int threads = detected.threads;

@@ -166,6 +166,7 @@ namespace {
 void read_tokens(const YAML::Node& tokens, ModelConfig& c, const std::string& file) {
   if (!tokens) return;
   const std::string p = "tokens.";
+  check_known_keys(tokens, {"cls", "sep", "mask", "first_word", "last_word", "sentinel_first"}, file, p);
   read_yaml_key(tokens, "cls", c.cls_token_id, file, p);
   read_yaml_key(tokens, "sep", c.sep_token_id, file, p);
   read_yaml_key(tokens, "mask", c.mask_token_id, file, p);
@@ -255,6 +256,9 @@ ModelConfig load_model_config(const std::string& yaml_path) {
   if (!fs::exists(yaml_path)) throw std::invalid_argument("model file '" + yaml_path + "' does not exist");
   const YAML::Node root = load_yaml_file(yaml_path);
   if (!root.IsMap()) throw std::invalid_argument(yaml_path + ": expected a mapping with keys name, family, config");
+  // config: is HF's config (its unread keys are named in a note, model_config_reader.h); the rest is tune's own.
+  check_known_keys(root, {"name", "family", "hf_class", "task", "tiny", "seq_len", "expected_parameters", "config",
+                          "tokens", "hf_repo"}, yaml_path);
   ModelConfig c;
   c.source_path = yaml_path;
   read_yaml_key(root, "name", c.name, yaml_path, "", true);

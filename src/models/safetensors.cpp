@@ -9,6 +9,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "models/safetensors_header.h"
+#include "util/check.h"
+
 namespace tune {
 namespace {
 
@@ -21,10 +24,12 @@ constexpr DtypeName kDtypes[] = {{"F32", torch::kFloat32}, {"F16", torch::kFloat
                                  {"I16", torch::kInt16},   {"I8", torch::kInt8},     {"U8", torch::kUInt8},
                                  {"BOOL", torch::kBool}};
 
-torch::ScalarType dtype_of(const std::string& name, const std::string& file) {
+// The torch type of a dtype name parse_safetensors_header accepted (it knows the same names).
+torch::ScalarType dtype_of(const std::string& name) {
   for (const auto& d : kDtypes)
     if (name == d.name) return d.type;
-  throw std::invalid_argument(file + ": unsupported safetensors dtype '" + name + "'");
+  TUNE_CHECK(false, "a dtype the safetensors header accepted has no torch type");
+  return torch::kFloat32;
 }
 
 const char* name_of(torch::ScalarType type) {
@@ -42,43 +47,16 @@ std::vector<char> read_bytes(const std::string& path) {
   return bytes;
 }
 
-torch::Tensor tensor_from(const nlohmann::json& info, const char* data, size_t data_size, const std::string& where) {
-  const auto dtype = dtype_of(info.at("dtype").get<std::string>(), where);
-  const auto shape = info.at("shape").get<std::vector<int64_t>>();
-  const auto offsets = info.at("data_offsets").get<std::vector<size_t>>();
-  const int64_t numel = c10::multiply_integers(shape);
-  if (offsets.size() != 2 || offsets[1] > data_size || offsets[0] > offsets[1] ||
-      offsets[1] - offsets[0] != static_cast<size_t>(numel) * c10::elementSize(dtype))
-    throw std::invalid_argument(where + ": data_offsets do not match its dtype and shape");
-  auto t = torch::empty(shape, torch::TensorOptions().dtype(dtype));
-  std::memcpy(t.data_ptr(), data + offsets[0], offsets[1] - offsets[0]);
-  return t;
-}
-
 }  // namespace
 
 std::map<std::string, torch::Tensor> read_safetensors(const std::string& path) {
   const auto bytes = read_bytes(path);
-  uint64_t header_size = 0;
-  if (bytes.size() < 8) throw std::invalid_argument(path + ": not a safetensors file (shorter than 8 bytes)");
-  std::memcpy(&header_size, bytes.data(), 8);  // little-endian, as every supported host
-  if (header_size > bytes.size() - 8) throw std::invalid_argument(path + ": not a safetensors file (header size out of range)");
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(bytes.begin() + 8, bytes.begin() + 8 + static_cast<std::ptrdiff_t>(header_size));
-  } catch (const nlohmann::json::exception& e) {
-    throw std::invalid_argument(path + ": safetensors header is not valid JSON: " + e.what());
-  }
-  const char* data = bytes.data() + 8 + header_size;
-  const size_t data_size = bytes.size() - 8 - header_size;
+  const SafetensorsHeader header = parse_safetensors_header(bytes.data(), bytes.size(), path);
   std::map<std::string, torch::Tensor> tensors;
-  for (const auto& [name, info] : header.items()) {
-    if (name == "__metadata__") continue;
-    try {
-      tensors[name] = tensor_from(info, data, data_size, path + ": tensor '" + name + "'");
-    } catch (const nlohmann::json::exception& e) {
-      throw std::invalid_argument(path + ": tensor '" + name + "' has a malformed header entry: " + e.what());
-    }
+  for (const auto& e : header.entries) {
+    auto t = torch::empty(e.shape, torch::TensorOptions().dtype(dtype_of(e.dtype)));
+    std::memcpy(t.data_ptr(), bytes.data() + header.data_start + e.begin, e.end - e.begin);
+    tensors[e.name] = t;
   }
   return tensors;
 }

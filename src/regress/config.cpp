@@ -31,6 +31,7 @@ void require(bool ok, const std::string& file, const std::string& key, const std
 
 void read_thresholds(const YAML::Node& node, RegressionThresholds& t, const std::string& file) {
   if (!node) return;
+  check_known_keys(node, {"min_effect", "significance", "loss_tolerance", "absolute_max_drop"}, file, "thresholds.");
   read_yaml_key(node, "min_effect", t.min_effect, file, "thresholds.");
   read_yaml_key(node, "significance", t.significance, file, "thresholds.");
   read_yaml_key(node, "loss_tolerance", t.loss_tolerance, file, "thresholds.");
@@ -89,6 +90,9 @@ std::string default_regression_config_path() { return (std::filesystem::path(con
 
 RegressionConfig load_regression_config(const std::string& file) {
   const YAML::Node root = load_yaml_file(file);
+  check_known_keys(root, {"models", "native_backend", "compiled_backends", "precision", "seq_len", "batch_size",
+                          "threads", "step_clock", "corpus", "learning_rate", "seed", "warmup_steps", "rounds",
+                          "block_steps", "repeats", "calibration", "trial_timeout_seconds", "thresholds"}, file);
   RegressionConfig c;
   c.models = read_names(root, "models", file);
   read_yaml_key(root, "native_backend", c.native_backend, file);

@@ -91,6 +91,15 @@ struct BestRow {
   std::string updated_at;
 };
 
+// What Database::merge_from copied, and what the target held already (the same values).
+struct MergeCounts {
+  int studies_added = 0;
+  int trials_added = 0;
+  int trials_present = 0;
+  int bests_added = 0;
+  int verdicts_added = 0;
+};
+
 class Database {
  public:
   // Opens or creates the database and migrates it to kSchemaVersion. Throws std::runtime_error
@@ -118,6 +127,11 @@ class Database {
   std::optional<ScreenVerdict> screen_verdict(int64_t study_id) const;
   // Studies the screen dropped that have no best config (no search chose one), with their keys; by id.
   std::vector<ScreenedStudy> screened_out() const;
+  // Copies every study, trial, best config and screen verdict of the tune database at `path` that this one lacks,
+  // in one transaction, so merging the same file twice adds nothing (store/merge.cpp). A trial, best config or
+  // verdict that both hold with different values is a conflict: nothing is merged, and std::runtime_error names
+  // the study and the trial. Throws std::invalid_argument when `path` is this database's own file.
+  MergeCounts merge_from(const std::string& path);
 
  private:
   void exec(const std::string& sql) const;
@@ -125,6 +139,8 @@ class Database {
   void backfill_schema_3();
   void backfill_hardware();
   void backfill_batch_limits();
+  std::vector<std::string> columns_of(const std::string& table, const std::vector<std::string>& except) const;
+  void refuse_merge_conflicts() const;
   std::string path_;
   sqlite3* db_ = nullptr;
 };

@@ -5,6 +5,7 @@
 #include "util/fork_server.h"
 
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -19,22 +20,89 @@
 namespace tune {
 namespace {
 
+// argv as exec wants it: C strings (owned by argv) ending in a null pointer.
+std::vector<char*> exec_arguments(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  return args;
+}
+
 [[noreturn]] void exec_child(const std::vector<std::string>& argv, const std::string& log_path, pid_t parent) {
   setpgid(0, 0);
   append_output_to(log_path);
   exec_tied_to(parent, argv);
 }
 
+// Moves what is ready on the open pipes (fd -1: closed) into their sinks; false once both are closed.
+bool drain_pipes(int fds[2], std::string* sinks[2], int wait_ms) {
+  if (fds[0] < 0 && fds[1] < 0) return false;
+  pollfd ready[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};  // poll skips a negative fd
+  if (poll(ready, 2, wait_ms) <= 0) return true;
+  char buffer[4096];
+  for (int i = 0; i < 2; ++i) {
+    if (fds[i] < 0 || ready[i].revents == 0) continue;
+    const ssize_t n = read(fds[i], buffer, sizeof buffer);
+    if (n > 0) {
+      sinks[i]->append(buffer, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      close(fds[i]);
+      fds[i] = -1;
+    }
+  }
+  return true;
+}
+
+[[noreturn]] void exec_capturing(const std::vector<std::string>& argv, int out_fd, int err_fd) {
+  const int null_fd = open("/dev/null", O_RDONLY);
+  dup2(null_fd, STDIN_FILENO);
+  dup2(out_fd, STDOUT_FILENO);
+  dup2(err_fd, STDERR_FILENO);
+  std::vector<char*> args = exec_arguments(argv);
+  execvp(args[0], args.data());
+  std::fprintf(stderr, "cannot start '%s': %s\n", args[0], std::strerror(errno));
+  _exit(127);
+}
+
 }  // namespace
+
+CapturedRun run_capturing(const std::vector<std::string>& argv, double timeout_seconds) {
+  if (argv.empty()) throw std::runtime_error("run_capturing: empty command");
+  int out_pipe[2], err_pipe[2];
+  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+  const auto start = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid < 0) throw std::runtime_error(std::string("cannot fork for '") + argv[0] + "': " + std::strerror(errno));
+  if (pid == 0) {
+    close(out_pipe[0]), close(err_pipe[0]);
+    exec_capturing(argv, out_pipe[1], err_pipe[1]);
+  }
+  close(out_pipe[1]), close(err_pipe[1]);
+  CapturedRun run;
+  int fds[2] = {out_pipe[0], err_pipe[0]};
+  std::string* sinks[2] = {&run.out, &run.err};
+  const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  while (drain_pipes(fds, sinks, 50)) {
+    if (elapsed() <= timeout_seconds) continue;
+    kill(pid, SIGKILL);
+    run.outcome.timed_out = true;
+    for (int fd : fds)
+      if (fd >= 0) close(fd);  // a grandchild may hold the pipes open: stop reading
+    break;
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  run.outcome.wall_seconds = elapsed();
+  if (!run.outcome.timed_out) record_wait_status(run.outcome, status);
+  return run;
+}
 
 void exec_tied_to(pid_t parent, const std::vector<std::string>& argv) {
   // A child must not outlive tune: Ctrl-C reaches only tune's own process group and kill -9 only tune,
   // so the kernel kills the child when its parent dies (and a parent that died already is checked).
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent) _exit(128 + SIGKILL);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
+  std::vector<char*> args = exec_arguments(argv);
   execv(args[0], args.data());
   std::fprintf(stderr, "tune: cannot start '%s': %s\n", args[0], std::strerror(errno));
   _exit(127);

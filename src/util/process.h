@@ -33,6 +33,17 @@ void append_output_to(const std::string& log_path);
 // Fills outcome's signal or exit code from a waitpid status.
 void record_wait_status(ChildOutcome& outcome, int status);
 
+// What a short command (sbatch, sacct, scontrol) printed, kept apart: stdout is parsed, stderr explains.
+struct CapturedRun {
+  ChildOutcome outcome;
+  std::string out, err;
+  bool ok() const { return !outcome.timed_out && !outcome.signaled && outcome.exit_code == 0; }
+};
+
+// Runs argv (argv[0] looked up in PATH) with stdin from /dev/null, capturing stdout and stderr; killed after
+// timeout_seconds. A program that cannot be started exits 127 with the reason in err.
+CapturedRun run_capturing(const std::vector<std::string>& argv, double timeout_seconds);
+
 // Human text for an outcome: "exit code 3", "signal 11 (Segmentation fault)", "timed out after 30.0 s".
 std::string describe_outcome(const ChildOutcome& outcome);
 

@@ -3,10 +3,16 @@
 #pragma once
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
+
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "util/duration.h"
+#include "util/join.h"
+#include "util/nearest_name.h"
 
 namespace tune {
 
@@ -17,6 +23,8 @@ template <> inline const char* yaml_type_name<double>() { return "a number"; }
 template <> inline const char* yaml_type_name<bool>() { return "true or false"; }
 template <> inline const char* yaml_type_name<std::string>() { return "a string"; }
 template <> inline const char* yaml_type_name<std::vector<double>>() { return "a list of numbers"; }
+template <> inline const char* yaml_type_name<std::vector<int>>() { return "a list of integers"; }
+template <> inline const char* yaml_type_name<std::vector<std::string>>() { return "a list of strings"; }
 
 // Reads node[key] into out; keeps out's default when the key is absent and not required.
 // `prefix` is the key's parent path for messages (e.g. "config.").
@@ -35,6 +43,33 @@ void read_yaml_key(const YAML::Node& node, const std::string& key, T& out, const
     const std::string shown = value.IsScalar() ? "'" + value.Scalar() + "'" : "a non-scalar value";
     throw std::invalid_argument(file + ":" + std::to_string(value.Mark().line + 1) + ": key '" + prefix + key +
                                 "': expected " + yaml_type_name<T>() + ", got " + shown);
+  }
+}
+
+// A duration key ("20m", "90s", "1h30m"; util/duration.h) in seconds; keeps out's default when the key is absent.
+inline void read_yaml_duration(const YAML::Node& node, const std::string& key, double& out, const std::string& file,
+                               const std::string& prefix = "") {
+  std::string text;
+  read_yaml_key(node, key, text, file, prefix);
+  if (text.empty()) return;
+  try {
+    out = parse_duration_seconds(text);
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(file + ": key '" + prefix + key + "': " + e.what());
+  }
+}
+
+// An unknown key is an error, never ignored: a mistyped one would silently keep its default.
+inline void check_known_keys(const YAML::Node& node, const std::vector<std::string>& known, const std::string& file,
+                             const std::string& prefix = "") {
+  if (!node.IsMap()) return;
+  for (const auto& entry : node) {
+    const std::string key = entry.first.as<std::string>();
+    if (std::find(known.begin(), known.end(), key) != known.end()) continue;
+    const std::string nearest = nearest_name(key, known);
+    throw std::invalid_argument(file + ":" + std::to_string(entry.first.Mark().line + 1) + ": unknown key '" + prefix +
+                                key + "'" + (nearest.empty() ? "" : " (did you mean '" + prefix + nearest + "'?)") +
+                                "; known keys: " + join(known));
   }
 }
 
