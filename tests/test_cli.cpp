@@ -175,6 +175,51 @@ TEST(Cli, InvalidFlagsAreClearErrors) {
   EXPECT_NE(r.output.find("'eta'"), std::string::npos) << r.output;
 }
 
+// Issue 20's bad input: each a user error before any trial (exit 2, the value quoted), and the database never
+// created; a search that answers nothing exits non-zero.
+TEST(Cli, OutOfRangeValuesFailBeforeAnyTrialAndWriteNothing) {
+  const auto dir = temp_dir("cli");
+  const std::string db = (dir / "t.db").string();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"--seq-len 0", "--seq-len 0: expected at least 1"},
+      {"--seq-len 100000", "--seq-len 100000: model bert-tiny holds at most 128 positions"},
+      {"--budget 0s", "duration '0s': expected more than zero seconds"},
+      {"--max-trials 0", "--max-trials 0: expected at least 1"},
+      {"--settings " + write_file(dir / "s.yaml", "max_batchsize: 64\n"), "did you mean 'max_batch_size'"}};
+  for (const auto& [flags, message] : cases) {
+    const CliRun r = tune_cli("--model bert-tiny --backends eager --precisions fp32 " + flags + " --db " + db);
+    EXPECT_EQ(r.exit_code, 2) << flags << "\n" << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << flags << "\n" << r.output;
+    EXPECT_FALSE(std::filesystem::exists(db)) << flags << " created the database";
+  }
+  // A memory cap no batch fits: every trial fails, the search answers nothing, and says so by its exit code.
+  const CliRun none = tune_cli("--model bert-tiny --backends eager --precisions fp32 --budget 10m --settings " +
+                               write_file(dir / "tiny-memory.yaml", "memory_fraction: 0.00001\n") + " --db " + db);
+  EXPECT_EQ(none.exit_code, 3) << none.output;
+  EXPECT_NE(none.output.find("no backend found a best config"), std::string::npos) << none.output;
+}
+
+// A corpus replaced at the same path is other data: the trials measured on the old file run again; an untouched
+// file's trials are reused.
+TEST(Cli, ACorpusReplacedAtTheSamePathIsMeasuredAgain) {
+  const auto dir = temp_dir("cli");
+  const std::string db = (dir / "t.db").string();
+  std::string text;
+  for (int i = 0; i < 400; ++i) text += "the quick brown fox jumps over the lazy dog number " + std::to_string(i) + ".\n";
+  const std::string corpus = write_file(dir / "corpus.txt", text);
+  const std::string args = "--model bert-tiny --backends eager --precisions fp32 --budget 10m --corpus " + corpus + " --db " + db;
+  const CliRun first = tune_cli(args);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const CliRun same = tune_cli(args);
+  EXPECT_EQ(same.output.find("runs again"), std::string::npos) << same.output;
+  write_file(corpus, text + "one more line, so another file.\n");
+  const CliRun replaced = tune_cli(args);
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.output;
+  EXPECT_NE(replaced.output.find("stored trial measured on other files at the same paths"), std::string::npos)
+      << replaced.output;
+  EXPECT_EQ(trial_counts(replaced.output).at(0).second, 0) << "a trial of the old corpus was reused";
+}
+
 // A registered strategy drives the real search end to end: ASHA on the learning rate of bert-tiny.
 TEST(Cli, TunerFlagRunsTheNamedStrategy) {
   const auto dir = temp_dir("cli");

@@ -112,6 +112,19 @@ TEST(SearchSettings, AnUnknownKeyIsAnErrorNamingTheNearestKnownOne) {
   EXPECT_NE(msg.find("s.yaml:2: unknown key 'max_batchsize' (did you mean 'max_batch_size'?)"), std::string::npos) << msg;
 }
 
+TEST(SearchSettings, ARateThatIsNotPositiveOrAFileThatIsNoMappingIsNamed) {
+  const auto dir = temp_dir("settings");
+  const auto error_for = [&](const std::string& text) {
+    return error_of([&] { load_search_settings(write_file(dir / "s.yaml", text)); });
+  };
+  EXPECT_NE(error_for("learning_rates: [1.0e-4, -3.0e-4]\n").find("key 'learning_rates': expected rates > 0"),
+            std::string::npos);
+  EXPECT_NE(error_for("ramp_learning_rate: 0\n").find("ramp_learning_rate"), std::string::npos);
+  EXPECT_NE(error_for("- budget\n- 5m\n").find("expected a mapping of keys, got a list"), std::string::npos)
+      << error_for("- budget\n- 5m\n");
+  EXPECT_NE(error_for("budget: 5m\nname: \xff\n").find("not valid UTF-8 at byte 17"), std::string::npos);
+}
+
 TEST(SearchSettings, BatchRangeMinAboveMaxIsNamed) {
   const auto dir = temp_dir("settings");
   const std::string path = write_file(dir / "s.yaml", "min_batch_size: 16\nmax_batch_size: 8\n");

@@ -65,6 +65,9 @@ TEST(SweepSpec, MistakesAreNamedWithFileLineAndKey) {
   EXPECT_NE(error_for("models: [a]\nslurm:\n  partitions:\n    - {name: p, exclusive: false}\n").find("cpus_per_task"),
             std::string::npos);
   EXPECT_NE(error_for("models: [a]\nseq_lens: [0]\n").find("seq_lens"), std::string::npos);
+  EXPECT_NE(error_for("models: [a]\nslurm: 3\n").find("'slurm': expected a mapping of keys, got a single value"),
+            std::string::npos) << error_for("models: [a]\nslurm: 3\n");
+  EXPECT_NE(error_for("models: [a]\nbudgets: {[x]: 2m}\n").find("a key that is not a name"), std::string::npos);
 }
 
 TEST(SweepPlan, OneStudyPerModelSeqAndPartitionEachAPlainTuneCommand) {

@@ -11,6 +11,7 @@
 #include "instance/instance.h"
 #include "trial/backend_label.h"
 #include "trial/trial_runner.h"
+#include "util/json_numbers.h"
 
 namespace tune::cli {
 namespace {
@@ -19,7 +20,9 @@ TrialSpec spec_from_file(const std::string& spec_path) {
   std::ifstream in(spec_path);
   if (!in) throw std::invalid_argument("trial spec '" + spec_path + "' cannot be read");
   try {
-    return nlohmann::json::parse(in).get<TrialSpec>();
+    const auto json = nlohmann::json::parse(in);
+    check_json_numbers_fit(json, spec_path);
+    return json.get<TrialSpec>();
   } catch (const nlohmann::json::exception& e) {
     throw std::invalid_argument("trial spec '" + spec_path + "' is not a valid spec: " + e.what());
   }

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
+#include "data/text_corpus.h"
 #include "data/training_data.h"
 #include "engine/search_engine.h"
 #include "instance/torch_instance.h"
@@ -14,6 +15,8 @@
 #include "trial/trial_process.h"
 #include "tuners/tuner_registry.h"
 #include "util/duration.h"
+#include "util/file_identity.h"
+#include "util/hash.h"
 #include "util/join.h"
 #include "util/paths.h"
 #include "util/table_format.h"
@@ -158,13 +161,14 @@ void check_seq_len(const po::variables_map& vm, const ModelConfig& model, int se
                                      model.max_sequence_length()));
 }
 
-// The budget and the per-stage trial cap must leave room for a trial.
-double checked_budget(const po::variables_map& vm, const SearchSettings& settings) {
-  if (!vm.count("budget")) return settings.budget_seconds;
-  const std::string text = vm["budget"].as<std::string>();
-  const double budget = parse_duration_seconds(text);
-  if (!(budget > 0)) throw std::invalid_argument("--budget '" + text + "': expected a positive duration, e.g. 20m");
-  return budget;
+// What the trials read from files, by identity (util/file_identity.h): a file replaced at the same path is a
+// different input, and the trials stored on the old one are run again rather than reused.
+std::string inputs_identity(const SearchRequest& r) {
+  uint64_t h = kStableHashSeed;
+  const std::string corpus = r.data.corpus_path.empty() ? default_corpus_path() : r.data.corpus_path;
+  for (const std::string& path : {r.weights_dir, corpus, r.data.tokenizer_dir, r.data.dataset_path})
+    h = corpus == "synthetic" && path == corpus ? stable_hash_update(h, path) : hash_path_identity(h, path);
+  return stable_hash_hex(h);
 }
 
 SearchRequest request_from(const po::variables_map& vm) {
@@ -188,6 +192,7 @@ SearchRequest request_from(const po::variables_map& vm) {
   request.seed = training.seed;
   request.data = training.data;
   request.weights_dir = training.weights;
+  request.inputs_identity = inputs_identity(request);
   request.job = job_length(vm);
   request.runs_dir = runs_dir_for_database(vm["db"].as<std::string>());
   return request;
@@ -301,7 +306,8 @@ int run_tune(int argc, char** argv) {
   const SearchSettings settings = settings_for_device(
       with_tuner_flags(vm, load_search_settings(vm["settings"].as<std::string>())), request.instance.device);
   const bool budget_given = vm.count("budget") > 0;
-  const double budget = checked_budget(vm, settings);
+  // parse_duration_seconds refuses zero and negative durations, quoting the text
+  const double budget = budget_given ? parse_duration_seconds(vm["budget"].as<std::string>()) : settings.budget_seconds;
   const std::string db_path = vm["db"].as<std::string>();
   const std::string data = describe_training_data(request);
   check_weights(request);

@@ -9,7 +9,7 @@
 
 #include "data/sentencepiece_json.h"
 #include "data/tokenizer_json.h"
-#include "data/unicode_text.h"
+#include "util/unicode_text.h"
 
 namespace tune {
 namespace {

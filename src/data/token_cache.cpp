@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "util/file_identity.h"
 #include "util/hash.h"
 
 namespace fs = std::filesystem;
@@ -18,25 +19,6 @@ namespace tune {
 namespace {
 
 constexpr char kMagic[8] = {'t', 'u', 'n', 'e', 't', 'o', 'k', '2'};  // bump with any change of layout or key
-
-// A file as make sees it: path, size and modification time.
-uint64_t hash_file_identity(uint64_t h, const std::string& file) {
-  const auto mtime = fs::last_write_time(file).time_since_epoch();
-  return stable_hash_update(h, file + '\0' + std::to_string(fs::file_size(file)) + '\0' +
-                                   std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(mtime).count()) +
-                                   '\0');
-}
-
-// The tokenizer folder's files in name order.
-uint64_t hash_tokenizer_files(uint64_t h, const std::string& dir) {
-  if (dir.empty()) return h;
-  std::vector<std::string> files;
-  for (const auto& entry : fs::directory_iterator(dir))
-    if (entry.is_regular_file()) files.push_back(entry.path().string());
-  std::sort(files.begin(), files.end());
-  for (const auto& file : files) h = hash_file_identity(h, file);
-  return h;
-}
 
 std::vector<int64_t> read_entry(const fs::path& path, const std::string& key) {
   std::ifstream in(path, std::ios::binary);
@@ -85,7 +67,7 @@ std::string tune_cache_dir() {
 
 std::string token_cache_key(const Tokenizer& tokenizer, const std::string& tokenizer_dir, const std::string& corpus_path) {
   uint64_t h = stable_hash_update(kStableHashSeed, std::string(kMagic, sizeof kMagic) + tokenizer.describe() + '\0');
-  h = hash_tokenizer_files(h, tokenizer_dir);
+  if (!tokenizer_dir.empty()) h = hash_path_identity(h, tokenizer_dir);
   h = stable_hash_update(h, std::string("corpus\0", 7));
   for (const auto& file : corpus_files(corpus_path)) h = hash_file_identity(h, file);
   return stable_hash_hex(h);

@@ -2,7 +2,7 @@
 // stripping, lowercase), BertPreTokenizer (whitespace and punctuation), then greedy longest-match-first pieces.
 #include "data/wordpiece_tokenizer.h"
 
-#include "data/unicode_text.h"
+#include "util/unicode_text.h"
 
 #include <utf8proc.h>
 

@@ -83,6 +83,11 @@ class SearchEngine::Stage : public TrialSource, public Budget {
     // A trial stopped at a shorter limit (the screen's share of a smaller budget) does not answer a longer one.
     if (!found || (found->result.status == TrialStatus::timeout && found->spec.timeout_seconds < spec.timeout_seconds))
       return std::nullopt;
+    if (!found->spec.inputs_identity.empty() && found->spec.inputs_identity != spec.inputs_identity) {
+      engine_.progress_ << head(spec) << ": stored trial measured on other files at the same paths (weights, corpus, "
+                        << "tokenizer or dataset replaced since): runs again\n";
+      return std::nullopt;
+    }
     ++outcome_.trials_reused;
     note(spec, found->result);
     engine_.progress_ << head(spec) << ": reused from the store: " << describe_result(found->result) << "\n" << std::flush;
@@ -211,7 +216,8 @@ SearchSummary SearchEngine::run(const SearchRequest& request, double budget_seco
   }
   std::map<std::string, std::optional<RateReference>> references;  // per precision: its first rate found
   for (size_t i = 0; i < searches.size(); ++i) {
-    const auto& [precision, backend] = searches[i];
+    const std::string& precision = searches[i].first;  // named, not a structured binding: a lambda captures it
+    const std::string& backend = searches[i].second;
     const auto screened = std::find_if(summary.screening.begin(), summary.screening.end(), [&](const ScreenEntry& e) {
       return e.backend == backend && e.precision == precision;
     });
@@ -312,6 +318,7 @@ TrialSpec SearchEngine::make_spec(const Stage& stage, const Candidate& c) const 
   s.threads = r.instance.threads;
   s.memory_limit_bytes = static_cast<int64_t>(r.instance.memory_bytes * settings_.memory_fraction);
   s.data = r.data;
+  s.inputs_identity = r.inputs_identity;
   s.weights_dir = r.weights_dir;
   s.timeout_seconds = std::min(settings_.trial_timeout_seconds, stage.timeout().value_or(settings_.trial_timeout_seconds));
   return s;

@@ -36,6 +36,7 @@ struct SearchRequest {
   uint64_t seed = 0;
   DataSettings data;          // corpus, tokenizer, classification dataset (defaults when empty)
   std::string weights_dir;    // empty: random init
+  std::string inputs_identity;  // of the weights and data files (TrialSpec::inputs_identity)
   JobLength job;              // the user's planned job: the learning-rate trials' horizon follows it
   std::string runs_dir;     // one folder per trial under it
 };

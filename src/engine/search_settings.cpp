@@ -27,7 +27,7 @@ void read_tuner_options(const YAML::Node& root, const std::string& file,
   if (!node) return;
   if (!node.IsMap()) throw std::invalid_argument(file + ": key 'tuner_options': expected a map of strategy -> options");
   for (const auto& strategy : node) {
-    const std::string name = strategy.first.as<std::string>();
+    const std::string name = yaml_key_name(strategy.first, file);
     const auto names = tuner_names();
     if (std::find(names.begin(), names.end(), name) == names.end())
       throw std::invalid_argument(file + ": key 'tuner_options." + name + "': no strategy '" + name +
@@ -35,7 +35,7 @@ void read_tuner_options(const YAML::Node& root, const std::string& file,
     if (!strategy.second.IsMap())
       throw std::invalid_argument(file + ": key 'tuner_options." + name + "': expected a map of option -> number");
     for (const auto& option : strategy.second) {
-      const std::string key = option.first.as<std::string>();
+      const std::string key = yaml_key_name(option.first, file);
       read_yaml_key(strategy.second, key, out[name][key], file, "tuner_options." + name + ".");
     }
   }
@@ -74,7 +74,12 @@ void read_learning_rate_keys(const YAML::Node& root, const std::string& file, Se
   for (const char* key : {"learning_rates", "pretrained_learning_rates"}) {
     const auto& rates = std::string(key) == "learning_rates" ? s.learning_rates : s.pretrained_learning_rates;
     if (rates.empty()) throw std::invalid_argument(file + ": key '" + key + "': expected at least one value");
+    for (double rate : rates)
+      if (!(rate > 0)) throw std::invalid_argument(file + ": key '" + key + "': expected rates > 0, got " + std::to_string(rate));
   }
+  if (!(s.ramp_learning_rate > 0))
+    throw std::invalid_argument(file + ": key 'ramp_learning_rate': expected a rate > 0, got " +
+                                std::to_string(s.ramp_learning_rate));
   read_yaml_key(root, "learning_rate_edge_factor", s.learning_rate_edge_factor, file);
   read_yaml_key(root, "learning_rate_bounds", s.learning_rate_bounds, file);
   const auto& b = s.learning_rate_bounds;

@@ -64,7 +64,7 @@ YAML::Node yaml_scalar(const nlohmann::json& value) {
 void fill_defaults(YAML::Node& config, const nlohmann::json& json, const HfModelType& type) {
   std::vector<std::string> nulls;
   for (const auto& entry : config)
-    if (entry.second.IsNull()) nulls.push_back(entry.first.as<std::string>());
+    if (entry.second.IsNull()) nulls.push_back(entry.first.as<std::string>());  // a JSON object: keys are strings
   for (const auto& key : nulls) config.remove(key);
   const nlohmann::json defaults = hf_config_defaults(type);
   for (const auto& [key, value] : defaults.items())

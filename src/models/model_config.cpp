@@ -50,7 +50,10 @@ const FamilyKeys& family_keys(const std::string& family, const std::string& file
 nlohmann::json yaml_to_json(const YAML::Node& node) {
   if (node.IsMap()) {
     nlohmann::json out = nlohmann::json::object();
-    for (const auto& kv : node) out[kv.first.as<std::string>()] = yaml_to_json(kv.second);
+    for (const auto& kv : node) {
+      const std::string key = yaml_key_name(kv.first, "YAML");
+      out[key] = yaml_to_json(kv.second);
+    }
     return out;
   }
   if (node.IsSequence()) {
@@ -65,6 +68,7 @@ nlohmann::json yaml_to_json(const YAML::Node& node) {
   if (YAML::convert<int64_t>::decode(node, i)) return i;
   if (YAML::convert<double>::decode(node, d)) return d;
   if (YAML::convert<bool>::decode(node, b)) return b;
+  require_utf8(node.Scalar(), "line " + std::to_string(node.Mark().line + 1) + ": value");
   return node.Scalar();
 }
 

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 // A model folder's last component; names and hub ids with '/' made file-safe.
 std::string file_safe(std::string name) {
-  if (fs::is_directory(name)) name = fs::path(name).filename().string();
+  if (std::error_code error; fs::is_directory(name, error)) name = fs::path(name).filename().string();
   for (char& c : name)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '-' && c != '_' && c != '.') c = '_';
   return name;

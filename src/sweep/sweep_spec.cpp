@@ -19,7 +19,11 @@ const std::vector<std::string> kPartitionKeys = {"name", "sbatch", "exclusive", 
 
 std::string absolute_from(const fs::path& base, const std::string& path) {
   if (path.empty()) return path;
-  return fs::weakly_canonical(fs::path(path).is_absolute() ? fs::path(path) : base / path).string();
+  try {
+    return fs::weakly_canonical(fs::path(path).is_absolute() ? fs::path(path) : base / path).string();
+  } catch (const fs::filesystem_error& e) {
+    throw std::invalid_argument("path '" + path + "': " + e.code().message());
+  }
 }
 
 SlurmPartition read_partition(const YAML::Node& node, size_t index, const std::string& file) {
@@ -52,7 +56,7 @@ void read_budgets(const YAML::Node& root, SweepSpec& spec) {
   if (!budgets) return;
   if (!budgets.IsMap()) throw std::invalid_argument(spec.file + ": key 'budgets': expected model: duration pairs");
   for (const auto& entry : budgets) {
-    const std::string model = entry.first.as<std::string>();
+    const std::string model = yaml_key_name(entry.first, spec.file);
     read_yaml_duration(budgets, model, spec.model_budgets[model], spec.file, "budgets.");
   }
 }
@@ -67,7 +71,7 @@ void read_where(const YAML::Node& root, const fs::path& base, SweepSpec& spec) {
   spec.node_local_db = task_db == "node-local";
   spec.state_dir = absolute_from(base, spec.state_dir.empty() ? "sweeps/" + spec.name : spec.state_dir);
   for (auto& model : spec.models)  // a model folder named relative to the file; names and hub ids stay as they are
-    if (fs::exists(base / model)) model = absolute_from(base, model);
+    if (std::error_code error; fs::exists(base / model, error)) model = absolute_from(base, model);
   spec.store = spec.store.empty() ? spec.state_dir + "/sweep.db" : absolute_from(base, spec.store);
 }
 

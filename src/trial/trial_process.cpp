@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "util/json_numbers.h"
 #include "util/process.h"
 
 namespace fs = std::filesystem;
@@ -54,7 +55,9 @@ TrialResult result_without_file(const ChildOutcome& outcome, const fs::path& log
 TrialResult collect_result(const ChildOutcome& outcome, const fs::path& result_path, const fs::path& log_path) {
   if (outcome.timed_out || !fs::exists(result_path)) return result_without_file(outcome, log_path);
   try {
-    return nlohmann::json::parse(std::ifstream(result_path)).get<TrialResult>();
+    const auto json = nlohmann::json::parse(std::ifstream(result_path));
+    check_json_numbers_fit(json, result_path.string());
+    return json.get<TrialResult>();
   } catch (const std::exception& e) {
     return failed_result(TrialStatus::crashed, "result", std::string("unreadable result.json: ") + e.what());
   }

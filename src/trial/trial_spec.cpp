@@ -45,8 +45,9 @@ const std::vector<KeyField>& spec_key_fields() {
       // Only a paired trial has them.
       {"paired_backends", KeyRule::paired_only}, {"paired_rounds", KeyRule::paired_only},
       {"paired_block_steps", KeyRule::paired_only}, {"slowed_backend", KeyRule::paired_only},
-      // A longer patience does not change the measurement.
-      {"timeout_seconds", KeyRule::never},
+      // A longer patience does not change the measurement; the inputs' identity is checked on reuse instead (a key
+      // of it would orphan every trial stored before it).
+      {"timeout_seconds", KeyRule::never}, {"inputs_identity", KeyRule::never},
   };
   return fields;
 }
@@ -80,7 +81,7 @@ void to_json(nlohmann::json& j, const TrialSpec& s) {
        {"learning_rate", s.learning_rate}, {"seed", s.seed}, {"train_steps", s.train_steps},
        {"lr_schedule", s.lr_schedule}, {"lr_warmup_steps", s.lr_warmup_steps},
        {"weights_dir", s.weights_dir}, {"threads", s.threads}, {"memory_limit_bytes", s.memory_limit_bytes},
-       {"timeout_seconds", s.timeout_seconds}};
+       {"timeout_seconds", s.timeout_seconds}, {"inputs_identity", s.inputs_identity}};
   for (const nlohmann::json& group : {nlohmann::json(s.step), nlohmann::json(s.measure), nlohmann::json(s.data),
                                       nlohmann::json(s.paired), nlohmann::json(s.test)})
     j.update(group);
@@ -101,6 +102,7 @@ void from_json(const nlohmann::json& j, TrialSpec& s) {
   s.threads = j.value("threads", d.threads);
   s.memory_limit_bytes = j.value("memory_limit_bytes", d.memory_limit_bytes);
   s.timeout_seconds = j.value("timeout_seconds", d.timeout_seconds);
+  s.inputs_identity = j.value("inputs_identity", d.inputs_identity);
   s.step = j.get<StepSettings>();
   s.measure = j.get<MeasureSettings>();
   s.data = j.get<DataSettings>();

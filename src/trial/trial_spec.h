@@ -73,6 +73,10 @@ struct TrialSpec {
   int threads = 0;                 // libtorch intra-op threads (0: leave libtorch's default)
   int64_t memory_limit_bytes = 0;  // 0: no cap; CPU: growth of the trial process, CUDA: allocator limit
   double timeout_seconds = 600;
+  // The identity (path, size, modification time) of the weights, corpus, tokenizer and dataset files when the
+  // search made the spec (util/file_identity.h); "" in trials stored before it. Not in the key: a stored trial whose
+  // identity differs was measured on files since replaced at the same paths, and runs again in its place.
+  std::string inputs_identity;
   PairedSettings paired;
   TestHooks test;
 

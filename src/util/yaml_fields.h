@@ -4,12 +4,15 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "util/unicode_text.h"
 #include "util/duration.h"
 #include "util/join.h"
 #include "util/nearest_name.h"
@@ -28,9 +31,30 @@ template <> inline const char* yaml_type_name<std::vector<std::string>>() { retu
 
 // Reads node[key] into out; keeps out's default when the key is absent and not required.
 // `prefix` is the key's parent path for messages (e.g. "config.").
+// A node whose keys are read must be a mapping (or empty: every key absent); a scalar or a list there is the
+// user's mistake, which yaml-cpp would throw as its own BadSubscript.
+inline void require_yaml_mapping(const YAML::Node& node, const std::string& file, const std::string& prefix) {
+  if (!node.IsDefined() || node.IsNull() || node.IsMap()) return;
+  throw std::invalid_argument(file + ":" + std::to_string(node.Mark().line + 1) + ": " +
+                              (prefix.empty() ? std::string("the file") : "'" + prefix.substr(0, prefix.size() - 1) + "'") +
+                              ": expected a mapping of keys, got " + (node.IsSequence() ? "a list" : "a single value"));
+}
+
+// yaml-cpp can hand back strings that are not UTF-8 from a valid UTF-8 file (fuzzing found one with a NUL byte);
+// JSON (the store, state files) refuses them later, so they are refused where they are read.
+inline void require_utf8(const std::string& text, const std::string& where) {
+  if (valid_utf8_length(text) != text.size()) throw std::invalid_argument(where + ": not valid UTF-8 text");
+}
+inline void require_utf8(const std::vector<std::string>& texts, const std::string& where) {
+  for (const auto& text : texts) require_utf8(text, where);
+}
+template <typename T>
+void require_utf8(const T&, const std::string&) {}
+
 template <typename T>
 void read_yaml_key(const YAML::Node& node, const std::string& key, T& out, const std::string& file,
                    const std::string& prefix = "", bool required = false) {
+  require_yaml_mapping(node, file, prefix);
   const YAML::Node value = node[key];
   if (!value) {
     if (required)
@@ -44,6 +68,7 @@ void read_yaml_key(const YAML::Node& node, const std::string& key, T& out, const
     throw std::invalid_argument(file + ":" + std::to_string(value.Mark().line + 1) + ": key '" + prefix + key +
                                 "': expected " + yaml_type_name<T>() + ", got " + shown);
   }
+  require_utf8(out, file + ":" + std::to_string(value.Mark().line + 1) + ": key '" + prefix + key + "'");
 }
 
 // A duration key ("20m", "90s", "1h30m"; util/duration.h) in seconds; keeps out's default when the key is absent.
@@ -59,12 +84,21 @@ inline void read_yaml_duration(const YAML::Node& node, const std::string& key, d
   }
 }
 
+// A mapping key as a name: YAML allows a list or a mapping as a key, which no tune file means.
+inline std::string yaml_key_name(const YAML::Node& key, const std::string& file) {
+  if (!key.IsScalar())
+    throw std::invalid_argument(file + ":" + std::to_string(key.Mark().line + 1) + ": a key that is not a name");
+  require_utf8(key.Scalar(), file + ":" + std::to_string(key.Mark().line + 1) + ": key");
+  return key.Scalar();
+}
+
 // An unknown key is an error, never ignored: a mistyped one would silently keep its default.
 inline void check_known_keys(const YAML::Node& node, const std::vector<std::string>& known, const std::string& file,
                              const std::string& prefix = "") {
+  require_yaml_mapping(node, file, prefix);
   if (!node.IsMap()) return;
   for (const auto& entry : node) {
-    const std::string key = entry.first.as<std::string>();
+    const std::string key = yaml_key_name(entry.first, file);
     if (std::find(known.begin(), known.end(), key) != known.end()) continue;
     const std::string nearest = nearest_name(key, known);
     throw std::invalid_argument(file + ":" + std::to_string(entry.first.Mark().line + 1) + ": unknown key '" + prefix +
@@ -73,12 +107,17 @@ inline void check_known_keys(const YAML::Node& node, const std::vector<std::stri
   }
 }
 
-// Loads a YAML file; a missing or malformed file is a user error naming the file.
+// Loads a YAML file; a missing or malformed file (invalid UTF-8 included: YAML is Unicode, and tune's JSON of
+// it would fail later) is a user error naming the file.
 inline YAML::Node load_yaml_file(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw std::invalid_argument("'" + file + "' cannot be read");
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  const size_t valid = valid_utf8_length(text);
+  if (valid != text.size())
+    throw std::invalid_argument(file + ": not valid UTF-8 at byte " + std::to_string(valid) + " (YAML is Unicode text)");
   try {
-    return YAML::LoadFile(file);
-  } catch (const YAML::BadFile&) {
-    throw std::invalid_argument("'" + file + "' cannot be read");
+    return YAML::Load(text);
   } catch (const YAML::Exception& e) {
     throw std::invalid_argument(file + ": invalid YAML: " + e.what());
   }

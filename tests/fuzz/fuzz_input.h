@@ -1,6 +1,5 @@
-// What every libFuzzer target of tune shares: the input bytes as a file (tune's parsers read paths), and the one
-// rule they check: bad bytes are a user error (std::invalid_argument, or a JSON error where the caller turns it
-// into a typed trial result), never a crash, a hang, another exception or undefined behaviour.
+// What every libFuzzer target shares: the input as a file (tune's parsers read paths), and the rule they check:
+// bad bytes are a user error (std::invalid_argument), never a crash, a hang, another exception or UB.
 #pragma once
 #include <unistd.h>
 

@@ -17,6 +17,9 @@ bool is_white_space(int32_t code_point);
 void for_each_code_point(const std::string& text,
                          const std::function<void(int32_t, size_t, size_t)>& on_code_point);
 
+// How many leading bytes of `text` are valid UTF-8 (text.size() when all are).
+size_t valid_utf8_length(const std::string& text);
+
 // The runs of `text` between white-space characters, as HF's WhitespaceSplit pre-tokenizer cuts them.
 std::vector<std::string> split_on_white_space(const std::string& text);
 

@@ -1,6 +1,6 @@
 // Code point iteration and White_Space over utf8proc, shared by the WordPiece and SentencePiece tokenizers so that
 // both cut text where HF tokenizers does.
-#include "data/unicode_text.h"
+#include "util/unicode_text.h"
 
 #include <utf8proc.h>
 
@@ -26,6 +26,18 @@ void for_each_code_point(const std::string& text,
     on_code_point(c, pos, static_cast<size_t>(n));
     pos += static_cast<size_t>(n);
   }
+}
+
+size_t valid_utf8_length(const std::string& text) {
+  const auto* bytes = reinterpret_cast<const utf8proc_uint8_t*>(text.data());
+  size_t pos = 0;
+  while (pos < text.size()) {
+    utf8proc_int32_t c = 0;
+    const auto n = utf8proc_iterate(bytes + pos, static_cast<utf8proc_ssize_t>(text.size() - pos), &c);
+    if (n <= 0) return pos;
+    pos += static_cast<size_t>(n);
+  }
+  return pos;
 }
 
 std::vector<std::string> split_on_white_space(const std::string& text) {
