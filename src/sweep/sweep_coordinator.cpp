@@ -121,6 +121,30 @@ void write_sweep_table(const SweepSpec& spec, std::ostream& out) {
   out << "tune sweep: table of " << spec.store << " written to " << path << "\n";
 }
 
+// The pending studies as the executor takes them: one at a time when it runs them in place (so the state is saved
+// and each study merged between them), else all in one submission.
+std::vector<std::vector<PlannedStudy>> submission_batches(const std::vector<PlannedStudy>& pending, bool one_at_a_time) {
+  if (pending.empty()) return {};
+  if (!one_at_a_time) return {pending};
+  std::vector<std::vector<PlannedStudy>> batches;
+  for (const auto& study : pending) batches.push_back({study});
+  return batches;
+}
+
+void submit_pending(SweepState& state, const std::vector<PlannedStudy>& plan, const SweepSpec& spec,
+                    Executor& executor, std::ostream& out) {
+  const std::string path = sweep_state_path(spec.state_dir);
+  for (const auto& batch : submission_batches(pending_studies(state, plan), executor.runs_in_place())) {
+    executor.submit(batch, state);
+    save_sweep_state(path, state);  // job ids on disk at once: a restart re-attaches instead of resubmitting
+    std::set<std::string> submitted;
+    for (const auto& s : batch) submitted.insert(s.id);
+    handle_ended(state, submitted, spec, out);
+    merge_finished(state, spec, plan, out);
+    save_sweep_state(path, state);
+  }
+}
+
 SweepState open_state(const SweepSpec& spec, const std::vector<PlannedStudy>& plan) {
   SweepState state = load_sweep_state(sweep_state_path(spec.state_dir));
   if (!state.executor.empty() && state.executor != spec.executor)
@@ -187,18 +211,7 @@ int run_sweep(const SweepSpec& spec, Executor& executor, std::ostream& out) {
     handle_ended(state, was_active, spec, out);
     merge_finished(state, spec, plan, out);
     save_sweep_state(path, state);
-    const auto pending = pending_studies(state, plan);
-    for (size_t i = 0; i < pending.size(); i += executor.runs_in_place() ? 1 : pending.size()) {
-      const std::vector<PlannedStudy> batch(pending.begin() + i,
-                                            executor.runs_in_place() ? pending.begin() + i + 1 : pending.end());
-      executor.submit(batch, state);
-      save_sweep_state(path, state);  // job ids on disk at once: a restart re-attaches instead of resubmitting
-      std::set<std::string> submitted;
-      for (const auto& s : batch) submitted.insert(s.id);
-      handle_ended(state, submitted, spec, out);
-      merge_finished(state, spec, plan, out);
-      save_sweep_state(path, state);
-    }
+    submit_pending(state, plan, spec, executor, out);
     const SweepCounts counts = count_studies(state, plan, now_seconds());
     const std::string line = progress_line(counts);
     // A line when a count changes, else once a minute (the ETA alone changes every poll).
