@@ -4,6 +4,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 
@@ -64,4 +65,22 @@ TEST(CommittedReports, EachFormatIsRegeneratedFromItsStores) {
     EXPECT_TRUE(fresh.str() == read_text(kRoot / ("reports/tested-models." + format)))
         << "reports/tested-models." << format << " is stale: run scripts/report";
   }
+}
+
+// reports/reliability.json (scripts/faults): every fault survived in every run with no committed trial lost or
+// duplicated, and every bad input refused with exit 2, its value quoted, nothing written; the markdown is its twin.
+TEST(CommittedReports, ReliabilityReportIsAllSurvived) {
+  const auto report = nlohmann::json::parse(read_text(kRoot / "reports" / "reliability.json"));
+  EXPECT_EQ(report["schema_version"], 1);
+  ASSERT_GE(report["faults"].size(), 18u);
+  for (const auto& row : report["faults"]) {
+    EXPECT_GE(row["runs"].get<int>(), 1) << row["fault"];
+    EXPECT_EQ(row["survived"], row["runs"]) << row["fault"] << ": " << row["observed"];
+    EXPECT_EQ(row["committed_trials_lost"], 0) << row["fault"];
+    EXPECT_EQ(row["duplicate_trials"], 0) << row["fault"];
+  }
+  ASSERT_GE(report["bad_inputs"].size(), 20u);
+  for (const auto& row : report["bad_inputs"]) EXPECT_TRUE(row["ok"].get<bool>()) << row["input"] << ": " << row["message"];
+  const std::string markdown = read_text(kRoot / "reports" / "reliability.md");
+  for (const auto& row : report["faults"]) EXPECT_NE(markdown.find(row["fault"].get<std::string>()), std::string::npos);
 }

@@ -118,3 +118,52 @@ TEST(Interrupt, TwoSearchesShareOneDatabase) {
   EXPECT_NE(rows.find("| bert-tiny"), std::string::npos) << rows;
   EXPECT_NE(rows.find("| gpt2-tiny"), std::string::npos) << rows;
 }
+
+namespace {
+
+std::string pinned_settings(const std::filesystem::path& dir) {
+  std::ofstream(dir / "pinned.yaml") << "min_batch_size: 8\nmax_batch_size: 8\n";
+  return (dir / "pinned.yaml").string();
+}
+
+}  // namespace
+
+// Ctrl-C (SIGINT) mid-search: the trial in flight is killed and discarded, the best so far printed, exit 130;
+// nothing left running, and the same command resumes with every committed trial reused.
+TEST(Interrupt, SigintStopsGracefullyWithTheBestSoFarAndTheRerunResumes) {
+  const auto dir = temp_dir("sigint");
+  const std::string db = (dir / "t.db").string();
+  const std::vector<std::string> args{"--model", "bert-tiny", "--backends", "eager", "--precisions", "fp32", "--seq-len",
+                                      "32", "--budget", "10m", "--settings", pinned_settings(dir), "--db", db};
+  const pid_t tune = start_tune(args, (dir / "first.log").string());
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (committed_trials(db) < 2 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  ASSERT_GE(committed_trials(db), 2) << read_text((dir / "first.log").string());
+  kill(tune, SIGINT);
+  EXPECT_EQ(wait_exit_code(tune), 130);
+  const std::string output = read_text((dir / "first.log").string());
+  EXPECT_NE(output.find("tune: stopped by SIGINT"), std::string::npos) << output;
+  EXPECT_NE(output.find("| bert-tiny"), std::string::npos) << output;  // the best so far
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(processes_mentioning(dir.string()), 0) << "a trial outlived the stopped tune";
+  const int committed = committed_trials(db);
+  const pid_t rerun = start_tune(args, (dir / "rerun.log").string());
+  ASSERT_EQ(wait_exit_code(rerun), 0) << read_text((dir / "rerun.log").string());
+  EXPECT_GE(reused_in(read_text((dir / "rerun.log").string())), committed);
+}
+
+// A trial child that leaves a grandchild running in its process group: the grandchild is killed when the trial
+// ends, so no process outlives the search (the fault is injected by TUNE_TEST_FAULT, test only).
+TEST(Interrupt, AGrandchildATrialLeavesRunningIsKilledWithIt) {
+  const auto dir = temp_dir("grandchild");
+  setenv("TUNE_TEST_FAULT", "grandchild", 1);
+  const pid_t tune = start_tune({"--model", "bert-tiny", "--backends", "eager", "--precisions", "fp32", "--seq-len",
+                                 "32", "--budget", "10m", "--max-trials", "1", "--settings", pinned_settings(dir),
+                                 "--db", (dir / "t.db").string()},
+                                (dir / "log").string());
+  unsetenv("TUNE_TEST_FAULT");
+  EXPECT_EQ(wait_exit_code(tune), 0) << read_text((dir / "log").string());
+  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  EXPECT_EQ(processes_mentioning(dir.string()), 0) << "a grandchild of a trial outlived the search";
+}

@@ -7,10 +7,16 @@
 
 #include <fstream>
 #include <iterator>
+#include <atomic>
+#include <chrono>
 #include <map>
+#include <memory>
+#include <sstream>
+#include <thread>
 
 #include "store/database.h"
 #include "store/export.h"
+#include "store/trial_lock.h"
 #include "test_helpers.h"
 
 using namespace tune;
@@ -508,4 +514,29 @@ TEST(StoreMerge, AStudyMeasuredDifferentlyInBothIsRefusedAndNothingIsMerged) {
   }
   EXPECT_EQ(into.studies().size(), 1u) << "the jit study of the refused file was merged";
   EXPECT_THROW(into.merge_from((dir / "into.db").string()), std::invalid_argument);
+}
+
+// Two holders of one trial's lock (two open file descriptions, as two processes have): the second waits until the
+// first lets go and says so; another trial's lock is free meanwhile.
+TEST(TrialLock, ASecondHolderOfTheSameTrialWaitsForTheFirst) {
+  const std::string db = (temp_dir("trial-lock") / "t.db").string();
+  std::ostringstream first_progress, second_progress, other_progress;
+  auto first = std::make_unique<TrialLock>(db, 1, "abc", first_progress);
+  EXPECT_FALSE(first->waited());
+  const TrialLock other(db, 1, "another-trial", other_progress);
+  EXPECT_FALSE(other.waited());
+  bool second_waited = false;
+  std::atomic<bool> started{false}, acquired{false};
+  std::thread second([&] {
+    started = true;
+    second_waited = TrialLock(db, 1, "abc", second_progress).waited();
+    acquired = true;
+  });
+  while (!started) std::this_thread::yield();
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // its first try (microseconds after start) failed
+  EXPECT_FALSE(acquired) << "two holders of one trial's lock at once";
+  first.reset();  // the first holder lets go
+  second.join();
+  EXPECT_TRUE(second_waited);
+  EXPECT_NE(second_progress.str().find("waiting for it"), std::string::npos) << second_progress.str();
 }

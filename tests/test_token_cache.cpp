@@ -91,6 +91,13 @@ TEST(TokenCache, TruncatedOrCorruptEntryIsRecomputed) {
   EXPECT_FALSE(hit);
   EXPECT_EQ(cached_encode(tokenizer, "", corpus, cache.string(), &hit), expected);
   EXPECT_TRUE(hit);  // rewritten whole by the recompute
+  {  // ids overwritten in place, the size unchanged: only the checksum tells
+    std::fstream f(entry, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(static_cast<std::streamoff>(fs::file_size(entry) / 2));
+    f.write("\x7f\x7f\x7f\x7f", 4);
+  }
+  EXPECT_EQ(cached_encode(tokenizer, "", corpus, cache.string(), &hit), expected);
+  EXPECT_FALSE(hit);
 }
 
 TEST(TokenCache, NoCacheFolderMeansPlainEncoding) {

@@ -10,6 +10,7 @@
 #include "engine/screening.h"
 #include "instance/instance.h"
 #include "trial/backend_label.h"
+#include "trial/fault_injection.h"
 #include "trial/trial_runner.h"
 #include "util/json_numbers.h"
 
@@ -88,8 +89,11 @@ int run_trial(int argc, char** argv) {
   if (!parse_or_help(argc, argv, desc, vm, "tune trial (--spec FILE | --model NAME [options]) [--out FILE]")) return 0;
   const TrialSpec spec = vm.count("spec") ? spec_from_file(vm["spec"].as<std::string>()) : spec_from_flags(vm);
   const std::string out = vm["out"].as<std::string>();
+  const InjectedFault fault = injected_fault(spec.batch_size);  // test only: none unless TUNE_TEST_FAULT is set
+  inject_before_trial(fault);
   const TrialResult result = run_trial_in_process(spec, work_dir(vm, out));
   write_result(result, out);
+  if (out != "-") inject_after_result(fault, out);
   std::cerr << "tune: trial " << to_string(result.status)
             << (result.ok() ? "" : " (" + result.error_stage + ": " + result.error_message + ")") << "\n";
   return 0;

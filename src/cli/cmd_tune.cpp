@@ -1,7 +1,13 @@
 // `tune --model NAME`: resolve model and instance, run the search within the budget, print its rows of the
 // table through the table writers (markdown, or JSON with --json) and what each search concluded.
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
 #include <iostream>
+#include <memory>
 
 #include "cli/commands.h"
 #include "cli/options.h"
@@ -19,6 +25,7 @@
 #include "util/hash.h"
 #include "util/join.h"
 #include "util/paths.h"
+#include "util/stop_signals.h"
 #include "util/table_format.h"
 
 namespace tune::cli {
@@ -193,6 +200,7 @@ SearchRequest request_from(const po::variables_map& vm) {
   request.data = training.data;
   request.weights_dir = training.weights;
   request.inputs_identity = inputs_identity(request);
+  request.inputs_identity_now = [request] { return inputs_identity(request); };
   request.job = job_length(vm);
   request.runs_dir = runs_dir_for_database(vm["db"].as<std::string>());
   return request;
@@ -289,6 +297,31 @@ std::string describe_rate_start(const SearchRequest& request, const SearchSettin
 // A search none of whose backends found a best config (every trial failed, or the budget ended before one ran)
 // answered nothing: its exit code says so (1 is an error; 3: it ran, but there is no answer to act on).
 constexpr int kNoAnswerExit = 3;
+
+// A search writes every trial to its database and trial folders beside it: a file or folder that cannot be
+// written (a read-only file system, no permission) is a user error found before any trial runs.
+void check_store_writable(const std::string& db_path) {
+  namespace fs = std::filesystem;
+  const fs::path folder = fs::path(db_path).has_parent_path() ? fs::path(db_path).parent_path() : fs::path(".");
+  const bool exists = fs::exists(db_path);
+  if (exists && access(db_path.c_str(), W_OK) != 0)
+    throw std::invalid_argument("database '" + db_path + "' cannot be written (" + std::strerror(errno) +
+                                "): a search stores every trial there; give --db a writable file");
+  if (fs::is_directory(folder) && access(folder.c_str(), W_OK) != 0)
+    throw std::invalid_argument("database '" + db_path + "': its folder '" + folder.string() + "' cannot be written (" +
+                                std::strerror(errno) + "), where the database's journal and the trial folders go; "
+                                "give --db a path in a writable folder");
+}
+
+// The search's store; a file that is no usable tune database is bad input (exit 2), left as it was.
+std::unique_ptr<Database> open_store_for_search(const std::string& db_path) {
+  check_store_writable(db_path);
+  try {
+    return std::make_unique<Database>(db_path);
+  } catch (const std::runtime_error& e) {
+    throw std::invalid_argument(e.what());
+  }
+}
 bool answered(const SearchSummary& summary) {
   for (const auto& outcome : summary.backends)
     if (outcome.best || (outcome.time_to_loss && outcome.time_to_loss->best)) return true;
@@ -311,7 +344,8 @@ int run_tune(int argc, char** argv) {
   const std::string db_path = vm["db"].as<std::string>();
   const std::string data = describe_training_data(request);
   check_weights(request);
-  Database db(db_path);
+  const std::unique_ptr<Database> store = open_store_for_search(db_path);
+  Database& db = *store;
   std::cerr << "tune: model " << request.model.name << " (" << request.model.hf_class << "), seq " << request.seq_len
             << ", instance " << request.instance.name << " [" << request.instance.fingerprint() << "], libtorch "
             << request.libtorch_version << "\n"
@@ -326,8 +360,15 @@ int run_tune(int argc, char** argv) {
   const std::string exe = self_executable();
   SearchEngine engine(db, [&exe](const TrialSpec& s, const std::string& dir) { return run_trial_isolated(s, exe, dir); },
                       settings, std::cerr);
+  catch_stop_signals();  // from here Ctrl-C or SIGTERM ends the search gracefully: the best so far, then exit
   const SearchSummary summary = engine.run(request, budget);
   print_result(vm, request, settings, summary, gather_tested_models(db, db_path, row_studies(db, request)));
+  if (stop_signal() != 0) {
+    std::cerr << "tune: stopped by " << stop_signal_name() << ": the best configs above are the best so far; the "
+              << "trial in flight was discarded (not stored); every finished trial is stored, and the same command "
+              << "resumes the search, reusing them (exit " << stopped_exit_code() << ")\n";
+    return stopped_exit_code();
+  }
   return answered(summary) ? 0 : kNoAnswerExit;
 }
 

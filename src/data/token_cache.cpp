@@ -18,7 +18,13 @@ namespace fs = std::filesystem;
 namespace tune {
 namespace {
 
-constexpr char kMagic[8] = {'t', 'u', 'n', 'e', 't', 'o', 'k', '2'};  // bump with any change of layout or key
+constexpr char kMagic[8] = {'t', 'u', 'n', 'e', 't', 'o', 'k', '3'};  // bump with any change of layout or key
+
+// The ids' checksum, stored after them: bytes overwritten in place (same size) read back as other tokens, which
+// no size check notices.
+uint64_t ids_checksum(const std::vector<int32_t>& ids) {
+  return stable_hash_update(kStableHashSeed, std::string(reinterpret_cast<const char*>(ids.data()), ids.size() * sizeof(int32_t)));
+}
 
 std::vector<int64_t> read_entry(const fs::path& path, const std::string& key) {
   std::ifstream in(path, std::ios::binary);
@@ -30,6 +36,8 @@ std::vector<int64_t> read_entry(const fs::path& path, const std::string& key) {
   if (!in.read(reinterpret_cast<char*>(&count), sizeof count) || count == 0) return {};
   std::vector<int32_t> ids(count);
   if (!in.read(reinterpret_cast<char*>(ids.data()), static_cast<std::streamsize>(count * sizeof(int32_t)))) return {};
+  uint64_t checksum = 0;
+  if (!in.read(reinterpret_cast<char*>(&checksum), sizeof checksum) || checksum != ids_checksum(ids)) return {};
   if (in.peek() != std::char_traits<char>::eof()) return {};  // trailing bytes: not what we wrote
   return std::vector<int64_t>(ids.begin(), ids.end());
 }
@@ -47,6 +55,8 @@ void write_entry(const fs::path& path, const std::string& key, const std::vector
     out.write(kMagic, sizeof kMagic).write(key.data(), static_cast<std::streamsize>(key.size()));
     out.write(reinterpret_cast<const char*>(&count), sizeof count);
     out.write(reinterpret_cast<const char*>(narrow.data()), static_cast<std::streamsize>(count * sizeof(int32_t)));
+    const uint64_t checksum = ids_checksum(narrow);
+    out.write(reinterpret_cast<const char*>(&checksum), sizeof checksum);
     if (!out) {
       fs::remove(tmp, ec);
       return;

@@ -2,7 +2,19 @@
 // first trial when the rules say so); what ended the loop is recorded with the strategy's best.
 #include "engine/search_driver.h"
 
+#include "util/stop_signals.h"
+
 namespace tune {
+namespace {
+
+// The loop's end when tune was asked to stop (SIGINT, SIGTERM): the search ends as a budget cut does.
+void stop_on_request(Tuner& tuner, DriveOutcome& out) {
+  out.cause = StopCause::budget;
+  out.stop_reason = "stopped by " + stop_signal_name() + " (the trial in flight, if any, discarded)";
+  out.best = tuner.best();
+}
+
+}  // namespace
 
 double DriveOutcome::run_seconds() const {
   double total = 0;
@@ -23,7 +35,18 @@ DriveOutcome drive(Tuner& tuner, TrialSource& source, const DriveRules& rules) {
         out.best = tuner.best();
         return out;
       }
-    if (!reused) result = source.run(*candidate);
+    if (!reused && stop_signal() != 0) {
+      stop_on_request(tuner, out);
+      return out;
+    }
+    if (!reused) {
+      try {
+        result = source.run(*candidate);
+      } catch (const StopRequested&) {
+        stop_on_request(tuner, out);
+        return out;
+      }
+    }
     tuner.tell(*candidate, *result);
     out.trials.push_back({*candidate, *result, reused});
   }

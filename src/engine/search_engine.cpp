@@ -12,10 +12,12 @@
 #include "engine/trial_time_predictor.h"
 #include "models/model_flops.h"
 #include "stats/statistics.h"
+#include "store/trial_lock.h"
 #include "trial/backend_label.h"
 #include "tuners/batch_scaling.h"
 #include "tuners/tuner_registry.h"
 #include "util/duration.h"
+#include "util/stop_signals.h"
 #include "util/table_format.h"
 
 namespace tune {
@@ -98,6 +100,10 @@ class SearchEngine::Stage : public TrialSource, public Budget {
     const TrialSpec spec = engine_.make_spec(*this, candidate);
     std::ostream& progress = engine_.progress_;
     progress << head(spec) << " ... " << std::flush;
+    const TrialLock lock(engine_.db_.path(), outcome_.study_id, spec.config_key(), progress);
+    if (lock.waited())  // the other process's result, when it finished the trial (a killed one did not)
+      if (const auto finished = stored(candidate)) return *finished;
+    check_inputs_unchanged();
     const std::string dir = strf("%s/study-%lld/%s", request_.runs_dir.c_str(),
                                  static_cast<long long>(outcome_.study_id), spec.config_key().c_str());
     const TrialResult result = engine_.executor_(spec, dir);
@@ -174,6 +180,16 @@ class SearchEngine::Stage : public TrialSource, public Budget {
   std::string label() const { return "[" + outcome_.backend + " " + outcome_.precision + "]"; }
 
  private:
+  void check_inputs_unchanged() const {
+    if (!request_.inputs_identity_now || request_.inputs_identity_now() == request_.inputs_identity) return;
+    std::string files;
+    for (const std::string& path : {request_.weights_dir, request_.data.corpus_path, request_.data.tokenizer_dir,
+                                    request_.data.dataset_path})
+      if (!path.empty()) files += (files.empty() ? "" : ", ") + ("'" + path + "'");
+    throw std::runtime_error("an input file of this search changed or disappeared mid-search (" + files +
+                             "): stopped before the next trial, so that no trial measures other data; the finished "
+                             "trials are stored, and a rerun on the files as they are now measures them again");
+  }
   // What the search spent (a reused trial at its recorded time), and what the predictor learns from it.
   void note(const TrialSpec& spec, const TrialResult& result) {
     outcome_.trial_seconds += result.wall_seconds;
@@ -210,6 +226,7 @@ SearchSummary SearchEngine::run(const SearchRequest& request, double budget_seco
     for (const auto& backend : request.backends) searches.emplace_back(precision, backend);
   if (request.screen && searches.size() > 1) {
     summary.screening = screen(request);
+    if (stop_signal() != 0) summary.screening.clear();  // cut short: no pair searched, none judged
     searches.clear();
     for (const auto& e : summary.screening)
       if (e.kept) searches.emplace_back(e.precision, e.backend);
@@ -223,8 +240,13 @@ SearchSummary SearchEngine::run(const SearchRequest& request, double budget_seco
     });
     // Each search gets an equal share of what is left, so time one saves passes to the next.
     const double share = (budget_ - elapsed()) / static_cast<double>(searches.size() - i);
-    summary.backends.push_back(search_backend(request, backend, precision, share, references[precision],
-                                              screened == summary.screening.end() ? nullptr : &*screened));
+    try {
+      summary.backends.push_back(search_backend(request, backend, precision, share, references[precision],
+                                                screened == summary.screening.end() ? nullptr : &*screened));
+    } catch (const StopRequested&) {  // a trial the engine added itself (the second-seed check) was stopped
+      summary.backends.push_back(new_outcome(request, backend, precision));
+      summary.backends.back().failure = "stopped by " + stop_signal_name() + " before its search ended";
+    }
   }
   summary.elapsed_seconds = elapsed();
   return summary;
@@ -272,8 +294,13 @@ std::vector<ScreenEntry> SearchEngine::screen(const SearchRequest& request) {
       stage.set_timeout(
           screen_trial_limit(screen_end - elapsed(), entries, pairs - entries.size(), backend == kNativeBackend));
       limits.push_back(*stage.timeout());
-      const TrialResult result = stage.stored_or_run({batch, settings_.ramp_learning_rate, 0});
-      entries.push_back({backend, precision, batch, result, true, "", outcome.study_id});
+      try {
+        if (stop_signal() != 0) return entries;
+        const TrialResult result = stage.stored_or_run({batch, settings_.ramp_learning_rate, 0});
+        entries.push_back({backend, precision, batch, result, true, "", outcome.study_id});
+      } catch (const StopRequested&) {
+        return entries;  // a screen cut short judges nothing: no verdict stored, the rerun screens again
+      }
     }
   judge_screen(entries, kNativeBackend, settings_.screen_keep_share);
   for (size_t i = 0; i < entries.size(); ++i)

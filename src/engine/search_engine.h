@@ -37,6 +37,9 @@ struct SearchRequest {
   DataSettings data;          // corpus, tokenizer, classification dataset (defaults when empty)
   std::string weights_dir;    // empty: random init
   std::string inputs_identity;  // of the weights and data files (TrialSpec::inputs_identity)
+  // Their identity now, checked before each new trial: a file replaced or deleted mid-search stops the search
+  // (a runtime error naming the files) rather than mixing trials of two inputs. Unset: not checked.
+  std::function<std::string()> inputs_identity_now;
   JobLength job;              // the user's planned job: the learning-rate trials' horizon follows it
   std::string runs_dir;     // one folder per trial under it
 };

@@ -110,6 +110,7 @@ class Database {
   Database& operator=(const Database&) = delete;
 
   int schema_version() const;
+  const std::string& path() const { return path_; }
   int64_t ensure_study(const StudyKey& key);
   std::optional<StoredTrial> find_trial(int64_t study_id, const std::string& config_key) const;
   // Commits one finished trial (replacing an earlier one with the same config key). Returns its id.

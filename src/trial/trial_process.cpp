@@ -4,12 +4,15 @@
 
 #include <signal.h>
 
+#include <cerrno>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
 
 #include "util/json_numbers.h"
 #include "util/process.h"
+#include "util/stop_signals.h"
 
 namespace fs = std::filesystem;
 
@@ -63,20 +66,41 @@ TrialResult collect_result(const ChildOutcome& outcome, const fs::path& result_p
   }
 }
 
+// A trial folder's file, written whole or refused: a full disk must stop the search, never become a result.
+void write_whole(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::trunc);
+  out << text;
+  out.flush();
+  if (!out) throw std::runtime_error("cannot write '" + path.string() + "': " + std::strerror(errno));
+}
+
+// Whether the file system holding `dir` has no room left: then a trial that failed failed for want of disk
+// (its spec, log or result could not be written), which says nothing about the configuration.
+bool file_system_full(const fs::path& dir) {
+  std::error_code error;
+  const fs::space_info space = fs::space(dir, error);
+  return !error && space.available < 64 * 1024;
+}
+
 }  // namespace
 
 TrialResult run_trial_isolated(const TrialSpec& spec, const std::string& tune_executable, const std::string& trial_dir) {
   const fs::path dir(trial_dir);
   fs::create_directories(dir);
   const fs::path spec_path = dir / "spec.json", result_path = dir / "result.json", log_path = dir / "log.txt";
-  std::ofstream(spec_path) << nlohmann::json(spec).dump(2) << "\n";
+  write_whole(spec_path, nlohmann::json(spec).dump(2) + "\n");
   fs::remove(result_path);
   write_reproducer(dir, trial_command(tune_executable, "spec.json", "result.json"));
   const ChildOutcome outcome = run_child(trial_command(tune_executable, spec_path.string(), result_path.string()),
                                          log_path.string(), spec.timeout_seconds);
+  if (outcome.stopped) throw StopRequested{stop_signal()};  // its partial measurement is no result: not stored
   TrialResult result = collect_result(outcome, result_path, log_path);
+  if (!result.ok() && file_system_full(dir))
+    throw std::runtime_error("the file system holding '" + dir.string() + "' is full: the trial there failed for "
+                             "want of disk, so its result is not recorded (free space, then rerun: finished trials "
+                             "are reused)");
   result.wall_seconds = outcome.wall_seconds;
-  std::ofstream(result_path) << nlohmann::json(result).dump(2) << "\n";
+  write_whole(result_path, nlohmann::json(result).dump(2) + "\n");
   return result;
 }
 

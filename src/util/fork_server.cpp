@@ -21,6 +21,8 @@
 #include <stdexcept>
 
 #include "util/paths.h"
+#include "util/process.h"
+#include "util/stop_signals.h"
 
 namespace tune {
 namespace {
@@ -121,22 +123,20 @@ bool receive_strings(int fd, std::vector<std::string>& strings) {
     const int32_t reply = pid > 0 ? pid : -errno;
     if (!send_all(fd, &reply, sizeof reply)) _exit(0);
     if (pid < 0) continue;
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    const int32_t wait_status = status;
+    const int32_t wait_status = reap_with_group(pid);
     if (!send_all(fd, &wait_status, sizeof wait_status)) _exit(0);
   }
   _exit(0);  // tune closed its end
 }
 
-// Waits for the child's wait status until the deadline; false when it passed (the child still runs).
+// Waits for the child's wait status until the deadline or a stop request; false when either came first (the
+// child still runs).
 bool wait_status_until(int fd, std::chrono::steady_clock::time_point deadline, int32_t& status) {
   for (;;) {
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) return false;
+    if (left.count() <= 0 || stop_signal() != 0) return false;
     pollfd p{fd, POLLIN, 0};
-    const int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 1000)));
+    const int ready = poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), 100)));
     if (ready < 0 && errno != EINTR) throw std::runtime_error(std::string("fork server: poll: ") + std::strerror(errno));
     if (ready > 0) {
       if (!receive_all(fd, &status, sizeof status)) throw std::runtime_error("fork server: it ended mid-command");
@@ -189,7 +189,8 @@ ChildOutcome run_in_fork_server(const std::vector<std::string>& argv, const std:
   if (!wait_status_until(s.socket, deadline, status)) {
     kill(-pid, SIGKILL);
     if (!receive_all(s.socket, &status, sizeof status)) throw std::runtime_error("fork server: it ended mid-command");
-    outcome.timed_out = true;
+    outcome.stopped = stop_signal() != 0;
+    outcome.timed_out = !outcome.stopped;
   } else {
     record_wait_status(outcome, status);
   }

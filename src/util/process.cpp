@@ -3,6 +3,7 @@
 #include "util/process.h"
 
 #include "util/fork_server.h"
+#include "util/stop_signals.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -138,22 +139,32 @@ ChildOutcome run_child(const std::vector<std::string>& argv, const std::string& 
   setpgid(pid, pid);  // also from the parent, so the group exists before any kill
 
   ChildOutcome outcome;
-  int status = 0;
   for (;;) {
-    const pid_t done = waitpid(pid, &status, WNOHANG);
+    siginfo_t info = {};
+    const int waited = waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT);
     outcome.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    if (done == pid) break;
-    if (done < 0 && errno != EINTR) throw std::runtime_error(std::string("waitpid failed: ") + std::strerror(errno));
-    if (outcome.wall_seconds > timeout_seconds) {
+    if (waited == 0 && info.si_pid == pid) break;
+    if (waited < 0 && errno != EINTR) throw std::runtime_error(std::string("waitid failed: ") + std::strerror(errno));
+    outcome.stopped = stop_signal() != 0;
+    outcome.timed_out = !outcome.stopped && outcome.wall_seconds > timeout_seconds;
+    if (outcome.stopped || outcome.timed_out) {
       kill(-pid, SIGKILL);
-      waitpid(pid, &status, 0);
-      outcome.timed_out = true;
+      reap_with_group(pid);
       return outcome;
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  record_wait_status(outcome, status);
+  record_wait_status(outcome, reap_with_group(pid));
   return outcome;
+}
+
+int reap_with_group(pid_t pid) {
+  siginfo_t info = {};
+  while (waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) < 0 && errno == EINTR) {}
+  kill(-pid, SIGKILL);  // the group's other members; the zombie leader keeps its id from being reused until reaped
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {}
+  return status;
 }
 
 std::string describe_outcome(const ChildOutcome& outcome) {
