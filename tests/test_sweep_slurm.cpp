@@ -8,6 +8,8 @@
 #include <chrono>
 #include <filesystem>
 #include <map>
+#include <regex>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <vector>
@@ -194,4 +196,27 @@ TEST_F(SlurmSweep, ATaskThatExitsNonZeroIsReportedWithSlurmsReason) {
   const CliRun status = sweep(with_two_attempts, "--status");
   EXPECT_EQ(status.exit_code, 0) << status.output;
   EXPECT_NE(status.output.find("bert-nonexistent.seq32.debug: failed, attempt 2"), std::string::npos) << status.output;
+}
+
+// Two nodes (scripts/slurm-local --nodes 2: a slurmd in each of two network namespaces): the sweep's array runs its
+// two studies on different nodes, as it would spread over a cluster, and completes as on one node. The nodes
+// share this machine's CPUs: this shows the spreading, not timing.
+TEST(SlurmTwoNodes, TheArraysStudiesRunOnDifferentNodes) {
+  const fs::path dir = temp_dir("sweep-two-nodes");
+  tune::testing::SlurmCluster cluster(dir / "slurm", 2);
+  if (cluster.unavailable()) GTEST_SKIP() << "network namespaces cannot be made on this machine (root and iproute2)";
+  ASSERT_TRUE(cluster.started());
+  const CliRun run = sweep(sweep_file(dir, "slurm", "bert-tiny, gpt2-tiny", "eager"));
+  ASSERT_EQ(run.exit_code, 0) << run.output << cluster.logs();
+  EXPECT_NE(run.output.find("2 done, 0 failed"), std::string::npos) << run.output;
+  std::set<std::string> nodes;
+  for (const std::string id : {"bert-tiny.seq32.debug", "gpt2-tiny.seq32.debug"}) {
+    const std::string job = study_state(dir / "state-slurm", id)["job"];
+    const std::string shown = run_command("scontrol -o show job " + job).output;
+    std::smatch node;
+    ASSERT_TRUE(std::regex_search(shown, node, std::regex(R"( NodeList=(\S+))"))) << shown;
+    nodes.insert(node[1]);
+  }
+  EXPECT_EQ(nodes, (std::set<std::string>{"n1", "n2"}));
+  EXPECT_TRUE(fs::exists(dir / "state-slurm" / "table.md"));
 }
