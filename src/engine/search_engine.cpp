@@ -186,6 +186,7 @@ class SearchEngine::Stage : public TrialSource, public Budget {
     for (const std::string& path : {request_.weights_dir, request_.data.corpus_path, request_.data.tokenizer_dir,
                                     request_.data.dataset_path})
       if (!path.empty()) files += (files.empty() ? "" : ", ") + ("'" + path + "'");
+    if (request_.data.corpus_path.empty()) files += (files.empty() ? "" : ", ") + std::string("the default corpus");
     throw std::runtime_error("an input file of this search changed or disappeared mid-search (" + files +
                              "): stopped before the next trial, so that no trial measures other data; the finished "
                              "trials are stored, and a rerun on the files as they are now measures them again");
