@@ -74,6 +74,13 @@ int reused_in(const std::string& output) {
   return reused;
 }
 
+// Waits (up to 5 minutes) until the database holds at least `count` committed trials.
+void wait_for_committed(const std::string& db, int count) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
+  while (committed_trials(db) < count && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+}
+
 std::string read_text(const std::string& path) {
   std::ifstream in(path);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -86,9 +93,7 @@ TEST(Interrupt, KillNineMidSearchThenRerunLosesAndRepeatsNothing) {
   const std::string db = (dir / "t.db").string();
   const std::vector<std::string> args{"--model", "bert-tiny", "--backends", "eager,jit", "--precisions", "fp32", "--budget", "10m", "--db", db};
   const pid_t tune = start_tune(args, (dir / "first.log").string());
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
-  while (committed_trials(db) < 3 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  wait_for_committed(db, 3);
   ASSERT_GE(committed_trials(db), 3) << read_text((dir / "first.log").string());
   kill(tune, SIGKILL);
   wait_exit_code(tune);
@@ -136,9 +141,7 @@ TEST(Interrupt, SigintStopsGracefullyWithTheBestSoFarAndTheRerunResumes) {
   const std::vector<std::string> args{"--model", "bert-tiny", "--backends", "eager", "--precisions", "fp32", "--seq-len",
                                       "32", "--budget", "10m", "--settings", pinned_settings(dir), "--db", db};
   const pid_t tune = start_tune(args, (dir / "first.log").string());
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(5);
-  while (committed_trials(db) < 2 && std::chrono::steady_clock::now() < deadline)
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  wait_for_committed(db, 2);
   ASSERT_GE(committed_trials(db), 2) << read_text((dir / "first.log").string());
   kill(tune, SIGINT);
   EXPECT_EQ(wait_exit_code(tune), 130);

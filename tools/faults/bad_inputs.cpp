@@ -22,11 +22,11 @@ std::vector<std::string> split(const std::string& flags) {
   return out;
 }
 
+// tune's error line ("tune: error" for bad input, "tune: failed" otherwise), else its first line.
 std::string error_line(const std::string& output) {
-  size_t at = output.find("tune: error");
-  if (at == std::string::npos) at = output.find("tune: failed");
-  if (at == std::string::npos) return output.substr(0, output.find('\n'));
-  return output.substr(at, output.find('\n', at) - at);
+  for (const std::string& marker : {"tune: error", "tune: failed"})
+    if (const std::string line = line_from(output, marker); !line.empty()) return line;
+  return output.substr(0, output.find('\n'));
 }
 
 }  // namespace

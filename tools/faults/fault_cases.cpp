@@ -42,12 +42,6 @@ int trials_run_in(const std::string& output) {
   return total;
 }
 
-std::string first_line_with(const std::string& output, const std::string& part) {
-  const size_t at = output.find(part);
-  if (at == std::string::npos) return "";
-  return output.substr(at, output.find('\n', at) - at);  // from the part on: a trial's progress may precede it
-}
-
 struct Reference {
   double seconds = 0;
   std::vector<std::string> best;
@@ -83,12 +77,12 @@ Episode rerun_and_check(const MatrixContext& c, const fs::path& dir, const std::
   const Snapshot after = snapshot(db);
   e.lost = lost_trials(before, after);
   e.duplicated = duplicate_rows(db) + remeasured_trials(before, after);
+  const std::vector<std::string> best = best_configs(db);
   e.ok = left == 0 && rerun.exit_code == 0 && e.lost == 0 && e.duplicated == 0 && integrity_ok(db) &&
-         best_configs(db) == ref.best && leftover_processes(dir.string()) == 0;
+         best == ref.best && leftover_processes(dir.string()) == 0;
   if (!e.ok)
     row.observed += " [" + dir.filename().string() + ": left " + std::to_string(left) + ", rerun exit " +
-                    std::to_string(rerun.exit_code) + ", best " +
-                    (best_configs(db).empty() ? std::string("none") : best_configs(db).front()) + "]";
+                    std::to_string(rerun.exit_code) + ", best " + (best.empty() ? std::string("none") : best.front()) + "]";
   row.lost += e.lost;
   row.duplicated += e.duplicated;
   return e;
@@ -143,7 +137,7 @@ FaultRow stop_signal(const MatrixContext& c, const Reference& ref, int signal, s
     progress << name << " #" << i << ": exit " << stopped.exit_code << ", " << (graceful && e.ok ? "ok" : "FAILED") << "\n";
   }
   row.observed = std::to_string(row.runs) + " stops, each after the first committed trial; message: \"" +
-                 first_line_with(read_file((c.work / (name + "-0") / "log.txt").string()), "tune: stopped by") + "\"" + row.observed;
+                 line_from(read_file((c.work / (name + "-0") / "log.txt").string()), "tune: stopped by") + "\"" + row.observed;
   return row;
 }
 
@@ -220,7 +214,7 @@ FaultRow disk_full(const MatrixContext& c, const Reference& ref, std::ostream& p
   const Snapshot before = snapshot(db);
   fill_file_system(dir / "filler");
   const Finished f = wait_tune(run, 300);
-  const std::string message = first_line_with(f.output, "tune: failed");
+  const std::string message = line_from(f.output, "tune: failed");
   const Snapshot at_end = snapshot(db);
   const bool sound = integrity_ok(db);
   fs::remove(dir / "filler");
@@ -256,7 +250,7 @@ FaultRow read_only(const MatrixContext& c, bool database_exists, std::ostream& p
   const bool no_trial = !has(f.output, " ... ");
   row.lost = lost_trials(before, snapshot((dir / "t.db").string()));
   row.survived = f.exit_code == 2 && has(f.output, (dir / "t.db").string()) && no_trial && row.lost == 0;
-  row.observed = "exit " + std::to_string(f.exit_code) + ": \"" + first_line_with(f.output, "tune: error") + "\"" +
+  row.observed = "exit " + std::to_string(f.exit_code) + ": \"" + line_from(f.output, "tune: error") + "\"" +
                  (no_trial ? "; no trial ran" : "; a trial ran");
   umount(dir.c_str());
   progress << row.fault << ": " << row.observed << "\n";
@@ -323,11 +317,11 @@ FaultRow corrupt_token_cache(const MatrixContext& c, const Reference& ref, bool 
   int recomputed = 0;  // an entry read back whole again: it was detected, encoded afresh and rewritten
   for (const auto& [path, bytes] : pristine) recomputed += read_file(path.string()) == bytes;
   row.runs = 1;
-  row.survived = damaged > 0 && recomputed == damaged && f.exit_code == 0 &&
-                 best_configs((dir / "t.db").string()) == ref.best;
+  const bool same_best = best_configs((dir / "t.db").string()) == ref.best;
+  row.survived = damaged > 0 && recomputed == damaged && f.exit_code == 0 && same_best;
   row.observed = std::to_string(damaged) + " entries damaged, " + std::to_string(recomputed) +
                  " detected and rewritten whole; exit " + std::to_string(f.exit_code) + "; best " +
-                 (best_configs((dir / "t.db").string()) == ref.best ? "equal to" : "DIFFERENT from") +
+                 (same_best ? "equal to" : "DIFFERENT from") +
                  " the undamaged run's";
   progress << row.fault << ": " << row.observed << "\n";
   return row;
@@ -383,7 +377,7 @@ FaultRow deleted_corpus(const MatrixContext& c, std::ostream& progress) {
   row.lost = lost_trials(before, snapshot(db));
   row.duplicated = duplicate_rows(db);
   std::string said;
-  said = first_line_with(f.output, "tune: failed");
+  said = line_from(f.output, "tune: failed");
   row.survived = !f.hung && f.exit_code == 1 && has(said, "corpus.txt") && row.lost == 0 && integrity_ok(db) &&
                  leftover_processes(dir.string()) == 0;
   row.observed = "exit " + std::to_string(f.exit_code) + "; " + std::to_string(before.size()) +

@@ -48,6 +48,11 @@ std::string read_file(const std::string& path) {
   return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
 }
 
+std::string line_from(const std::string& output, const std::string& part) {
+  const size_t at = output.find(part);
+  return at == std::string::npos ? "" : output.substr(at, output.find('\n', at) - at);
+}
+
 std::string throughput_trial_field(const std::string& db, int batch, const std::string& column) {
   const auto rows = query(db, "SELECT " + column + " FROM trials WHERE purpose = 'throughput' AND batch_size = " +
                                   std::to_string(batch) + " ORDER BY id LIMIT 1");

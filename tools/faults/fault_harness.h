@@ -50,6 +50,9 @@ bool integrity_ok(const std::string& db);
 // A column (SQL over the trials table) of the throughput trial at `batch`; "" when there is none.
 std::string throughput_trial_field(const std::string& db, int batch, const std::string& column);
 std::string read_file(const std::string& path);
+// The rest of the line of `output` where `part` first occurs, from `part` on ("" when it does not occur): a
+// message, without the trial progress printed before it on the same line.
+std::string line_from(const std::string& output, const std::string& part);
 // Writes `text` (bytes as they are) to `path`, making its folder; returns the path.
 std::string write_file(const std::filesystem::path& path, const std::string& text);
 // Waits until the database holds at least `count` trials (false after `limit_seconds`).
