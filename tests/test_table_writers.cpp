@@ -2,6 +2,7 @@
 // each writer's output (markdown marks, CSV quoting, JSON schema, HTML charts and no external fetches).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <regex>
 #include <sstream>
 
@@ -142,6 +143,29 @@ TEST(TableWriters, ARateLeftAtAnEdgeIsMarkedAndExplained) {
   EXPECT_NE(md.find("| ≤3.0e-04 "), std::string::npos) << md;
   EXPECT_NE(md.find("the best rate may be larger"), std::string::npos) << md;
   EXPECT_NE(render("json", table).find("\"learning_rate_edge\": \"above\""), std::string::npos);
+}
+
+// A stored rate that scored below the chosen one (a search with another list ran it) is named with its figure,
+// never printed as a runner-up margin of "+-x%", and the note under the table says what it means.
+TEST(TableWriters, AStoredRateThatBeatTheChoiceIsNamedAndExplained) {
+  auto table = fixture_table();
+  EXPECT_EQ(render("md", table).find("not compared"), std::string::npos);  // nothing marked, no note
+  BackendResult& eager = table.rows[0].backends[0];
+  const auto chosen = std::find_if(eager.lr_curve.begin(), eager.lr_curve.end(), [&](const LearningRatePoint& p) {
+    return p.learning_rate == eager.best.learning_rate;
+  });
+  ASSERT_NE(chosen, eager.lr_curve.end());
+  LearningRatePoint stored = *chosen;
+  stored.learning_rate = 1.5e-3;
+  for (auto& [seed, score] : stored.seed_scores) score *= 0.982;
+  eager.lr_curve.push_back(stored);
+  const auto second = eager.runner_up_with_margin();
+  ASSERT_TRUE(second.has_value());
+  EXPECT_NEAR(second->second, -0.018, 1e-9);
+  const std::string md = render("md", table);
+  EXPECT_NE(md.find("3.0e-04 (1.5e-03 scored 1.8% lower, not compared)"), std::string::npos) << md;
+  EXPECT_EQ(md.find("+-"), std::string::npos) << md;
+  EXPECT_NE(md.find("the search did not compare the two"), std::string::npos) << md;
 }
 
 TEST(TableWriters, MarkdownMarksRangeCapAndMemoryLimit) {

@@ -71,6 +71,11 @@ const char* const kSpeedupNote =
     "Compile overhead: what compiling costs a job at that batch: the compiled warm-up overhead once for the "
     "training shape and once for each of 2 more shapes a job meets (a last partial batch, an evaluation batch), "
     "less native's own warm-up overhead. Break-even: steps of that batch until it has paid for itself.";
+const char* const kUncomparedRateNote =
+    "\"(R scored x% lower, not compared)\" after a learning rate: the store holds a trial of rate R at this batch "
+    "that scored x% below the chosen rate on the seeds both ran, but the search did not compare the two (e.g. R "
+    "came from an earlier search whose rate list differed). The chosen rate is the best of this search's own list, not "
+    "of every rate tried; a gap within seed-to-seed noise (reports/lr-horizon.md) does not separate them.";
 const char* const kRateEdgeNote =
     "\"≥\" (\"≤\") before a learning rate: it is the largest (smallest) rate tried and scored best, and the search "
     "did not go further (its bound `learning_rate_bounds`, the budget, or a search made before tune searched past "
@@ -93,15 +98,29 @@ std::string learning_rate_cell(const BestConfig& best) {
 std::string learning_rate_cell(const BackendResult& r) {
   if (!r.screened_out.empty()) return "not searched";
   std::vector<std::string> notes;
-  if (const auto second = r.runner_up())
-    notes.push_back(strf("next +%.1f%%", 100 * r.runner_up_margin()) +
-                    (second->seeds > 1 ? strf(", %d seeds", second->seeds) : ""));
+  if (const auto second = r.runner_up_with_margin()) {
+    const auto& [rate, margin] = *second;
+    const std::string seeds = rate.seeds > 1 ? strf(", %d seeds", rate.seeds) : "";
+    // A negative margin is a stored rate the search never compared with its choice: named, not hidden as "+-x%".
+    notes.push_back(margin >= 0 ? strf("next +%.1f%%", 100 * margin) + seeds
+                                : strf("%.1e scored %.1f%% lower%s, not compared", rate.learning_rate,
+                                       -100 * margin, seeds.c_str()));
+  }
   const StopReasons& stop = r.best.stop;
   if (stop.lr_horizon_steps < stop.lr_horizon_wanted)
     notes.push_back(strf("budget: %d of %d steps", stop.lr_horizon_steps, stop.lr_horizon_wanted));
   std::string text = learning_rate_cell(r.best);
   for (size_t i = 0; i < notes.size(); ++i) text += (i ? "; " : " (") + notes[i];
   return notes.empty() ? text : text + ")";
+}
+
+bool any_uncompared_better_rate(const TestedModelsTable& table) {
+  for (const auto& row : table.rows)
+    for (const auto& b : row.backends) {
+      const auto second = b.screened_out.empty() ? b.runner_up_with_margin() : std::nullopt;
+      if (second && second->second < 0) return true;
+    }
+  return false;
 }
 
 bool any_rate_edge(const TestedModelsTable& table) {
@@ -171,6 +190,7 @@ std::vector<std::string> screen_notes(const TestedModelsTable& table) {
 std::vector<std::string> table_notes(const TestedModelsTable& table) {
   std::vector<std::string> notes{kSetupNote, kBatchLimitNote, kSpeedupNote, kRunnerUpNote};
   if (any_rate_edge(table)) notes.push_back(kRateEdgeNote);
+  if (any_uncompared_better_rate(table)) notes.push_back(kUncomparedRateNote);
   if (any_batch_limit(table, BatchLimit::trials)) notes.push_back(kTrialCapNote);
   if (!screen_notes(table).empty()) notes.push_back(kScreenNote);
   if (any_batch_limit(table, BatchLimit::range)) notes.push_back(kRangeCapFootnote);

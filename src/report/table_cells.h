@@ -39,10 +39,13 @@ bool any_batch_limit(const TestedModelsTable& table, BatchLimit limit);
 
 // "≥1.0e-03" (the largest rate tried, not passed: a larger may be better), "≤3.0e-05", or "3.0e-04".
 std::string learning_rate_cell(const BestConfig& best);
-// The same with the runner-up's margin: "3.0e-03 (next +0.8%)", when a second rate ran.
+// The same with the runner-up's margin: "3.0e-03 (next +0.8%)", when a second rate ran; a runner-up that scored
+// lower (a stored rate the search did not compare): "3.0e-03 (1.0e-03 scored 1.8% lower, not compared)".
 std::string learning_rate_cell(const BackendResult& result);
 // Whether any backend's rate is marked, so writers add kRateEdgeNote only when needed.
 bool any_rate_edge(const TestedModelsTable& table);
+// Whether a runner-up scored below its chosen rate (a stored rate the search did not compare), for its note.
+bool any_uncompared_better_rate(const TestedModelsTable& table);
 
 extern const char* const kSetupNote;
 extern const char* const kScreenNote;
@@ -50,6 +53,7 @@ extern const char* const kRangeCapFootnote;
 extern const char* const kRateEdgeNote;
 extern const char* const kSpeedupNote;
 extern const char* const kRunnerUpNote;
+extern const char* const kUncomparedRateNote;
 extern const char* const kBatchLimitNote;
 extern const char* const kTrialCapNote;
 
