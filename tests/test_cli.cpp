@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 
@@ -10,6 +11,7 @@
 
 #include "cli_run.h"
 #include "test_helpers.h"
+#include "util/paths.h"
 
 using tune::testing::CliRun;
 using tune::testing::temp_dir;
@@ -151,6 +153,18 @@ TEST(Cli, ExportOfAMissingDatabaseIsAClearError) {
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_NE(r.output.find("'" + missing + "'"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(missing)) << "exporting created a database";
+}
+
+// The report scripts read a store through `tune export --json` and check its schema version: the committed
+// side-by-side table, made again from a copy of its store by this build's export, is the committed file.
+TEST(Cli, ReportScriptsReadThisBuildsExport) {
+  const std::filesystem::path root = tune::tune_home(), copy = temp_dir("cli") / "side-by-side.db";
+  std::filesystem::copy_file(root / "reports/side-by-side/side-by-side.db", copy);
+  const CliRun r = tune::testing::run_command("python3 " + (root / "scripts/side_by_side_table.py").string() + " " +
+                                              copy.string() + " --tune " + TUNE_EXECUTABLE + " 2>&1");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  std::ifstream committed(root / "reports/side-by-side/table.md");
+  EXPECT_EQ(r.output, std::string(std::istreambuf_iterator<char>(committed), {}));
 }
 
 TEST(Cli, InvalidFlagsAreClearErrors) {

@@ -1,5 +1,5 @@
 // The SQLite store: schema version, round trips of trials and best configs (with their stop reasons), reuse
-// by config key, migrations from schemas 1 and 2, clear errors for a file that is not a tune database, and the
+// by config key, migrations from schemas 1, 2 and 5, clear errors for a file that is not a tune database, and the
 // `tune export` document of a store.
 #include <gtest/gtest.h>
 
@@ -24,6 +24,14 @@ using tune::testing::temp_dir;
 using tune::testing::write_file;
 
 namespace {
+
+// Runs SQL on the file at path as another program (an older tune) would.
+void exec_sql(const std::string& path, const std::string& sql) {
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
+  EXPECT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
+  sqlite3_close(db);
+}
 
 Instance test_instance() {
   Instance instance;
@@ -222,8 +230,6 @@ CREATE TABLE best_configs (study_id INTEGER PRIMARY KEY REFERENCES studies(id), 
 
 // A database written by schema 1: its tables, one study, one best row.
 static void write_schema1_database(const std::string& path, const std::string& study_key) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   const std::string sql = std::string(kSchema1Tables) + R"sql(
 INSERT INTO studies (id, study_key, model, model_config_hash, instance, instance_fingerprint, libtorch_version,
   tune_version, backend, precision, seq_len) VALUES (7, ')sql" + study_key + R"sql(', 'bert-tiny', 'abc', 'cpu',
@@ -231,8 +237,7 @@ INSERT INTO studies (id, study_key, model, model_config_hash, instance, instance
 INSERT INTO best_configs VALUES (7, 16, 0, 1e-3, 42.0, 0.38, 1.5, 1000, 6.2, 9, '2026-11-01T00:00:00Z');
 PRAGMA user_version=1;
 )sql";
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  sqlite3_close(db);
+  exec_sql(path, sql);
 }
 
 TEST(Store, MigratesSchema1KeepingStudiesAndBestConfigs) {
@@ -295,8 +300,6 @@ namespace {
 // A database as schema 2 left it (schema 1's tables and schema 2's columns, by SQL): five studies whose batch
 // searches ended each way, on a 4-device instance, with their throughput trials and best configs.
 void write_schema2_database(const std::string& path) {
-  sqlite3* db = nullptr;
-  ASSERT_EQ(sqlite3_open(path.c_str(), &db), SQLITE_OK);
   std::string sql = std::string(kSchema1Tables) + R"sql(
 ALTER TABLE studies ADD COLUMN step_options TEXT NOT NULL DEFAULT 'attention=math,optimizer=adamw';
 ALTER TABLE best_configs ADD COLUMN step_time_ci_low REAL NOT NULL DEFAULT 0;
@@ -345,8 +348,7 @@ PRAGMA user_version=2;
            std::to_string(studies[i].best_batch) + ", " + (studies[i].capped ? "1" : "0") + ", 1e-4, " +
            std::to_string(best_speed) + ", 0.1, 0, 0, 6.0, 4);\n";
   }
-  ASSERT_EQ(sqlite3_exec(db, sql.c_str(), nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(db);
-  sqlite3_close(db);
+  exec_sql(path, sql);
 }
 
 }  // namespace
@@ -381,6 +383,35 @@ TEST(Store, MigratesSchema2FillingHardwareAndStopReasons) {
   EXPECT_EQ(by_model["m5"].limit_status, TrialStatus::timeout);
   EXPECT_EQ(by_model["m1"].batch_stop, "") << "schema 2 never stored the words: none are made up";
   EXPECT_EQ(db.trials(1).size(), 5u) << "every trial kept";
+}
+
+// Schema 6 keys a trial's memory cap at three significant figures. A schema-5 study holding one trial measured
+// under two caps 68 KiB apart (two machines of one instance, keyed exactly then) keeps both rows, and the newer
+// is the one a rerun finds.
+TEST(Store, MigratesSchema5RekeyingTrialsAndKeepsBothMeasurementsOfOneKey) {
+  const auto dir = temp_dir("store");
+  const std::string path = (dir / "v5.db").string();
+  TrialSpec older, newer;
+  older.memory_limit_bytes = 21484591513;
+  newer.memory_limit_bytes = 21484661145;
+  ASSERT_EQ(older.config_key(), newer.config_key());
+  int64_t study = 0;
+  {
+    Database db(path);
+    study = db.ensure_study(key("eager"));
+    db.record_trial(study, newer, ok_result(12.0), "new");
+    exec_sql(path, "UPDATE trials SET config_key = 'exact-newer', finished_at = '2026-12-03T10:00:00Z'");
+    db.record_trial(study, older, ok_result(10.0), "old");
+  }
+  exec_sql(path, "UPDATE trials SET config_key = 'exact-older', finished_at = '2026-12-02T17:49:00Z' "
+                 "WHERE trial_dir = 'old'; PRAGMA user_version=5;");
+  Database db(path);
+  EXPECT_EQ(db.schema_version(), kSchemaVersion);
+  EXPECT_EQ(db.trials(study).size(), 2u) << "both measurements kept";
+  const auto found = db.find_trial(study, newer.config_key());
+  ASSERT_TRUE(found.has_value());
+  EXPECT_EQ(found->trial_dir, "new") << "the newest measurement holds the key";
+  EXPECT_DOUBLE_EQ(found->result.samples_per_second, 12.0);
 }
 
 // `tune export`: a store with two studies (one with trials and a best config) comes out with its schema and

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <map>
+#include <set>
 #include <thread>
 
 #include <cstring>
@@ -91,6 +92,9 @@ CREATE TABLE screen_verdicts (
   reason TEXT NOT NULL, search_budget_seconds REAL NOT NULL,
   updated_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ','now')));
 )sql",
+    // 6: a trial's key holds its memory cap at three significant figures, not to the byte (trial_spec.cpp):
+    // no column changes; Database::rekey_trials recomputes every stored key.
+    "-- keys only",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kSchemaVersion, "one migration per schema version");
@@ -270,6 +274,7 @@ void Database::migrate() {
         backfill_schema_3();
         exec(kSchema3Drops);
       }
+      if (v == 5) rekey_trials();
     }
     exec("PRAGMA user_version=" + std::to_string(kSchemaVersion));
     exec("COMMIT");
@@ -284,6 +289,33 @@ void Database::migrate() {
 void Database::backfill_schema_3() {
   backfill_hardware();
   backfill_batch_limits();
+}
+
+// Every stored key recomputed from its spec by this version's rule. Trials of a study that the new key no longer
+// tells apart were measured on machines whose memory differed by kilobytes: the newest keeps the key (a rerun
+// reuses it) and each older one keeps its row under the key and a suffix, so no measurement is lost and a merge
+// of two stores migrated alike matches row for row. A spec this version cannot read keeps its stored key.
+void Database::rekey_trials() {
+  std::vector<std::pair<int64_t, std::string>> new_keys;
+  std::set<std::pair<int64_t, std::string>> taken;
+  for (Statement s(db_, "SELECT id, study_id, config_key, spec_json, result_json, finished_at FROM trials"
+                        " ORDER BY finished_at DESC, id DESC");
+       s.step();) {
+    std::string key = s.text("config_key");
+    try {
+      key = nlohmann::json::parse(s.text("spec_json")).get<TrialSpec>().config_key();
+    } catch (const std::exception&) {
+    }
+    const int64_t study = s.integer("study_id");
+    if (taken.count({study, key})) key += "~" + stable_hash(s.text("finished_at") + s.text("result_json"));
+    while (!taken.insert({study, key}).second) key += "~" + std::to_string(s.integer("id"));
+    new_keys.emplace_back(s.integer("id"), key);
+  }
+  exec("UPDATE trials SET config_key = 'rekeying ' || id");  // no new key meets an old one while they change
+  for (const auto& [id, key] : new_keys) {
+    Statement u(db_, "UPDATE trials SET config_key = ? WHERE id = ?");
+    u.bind(1, key).bind(2, id).step();
+  }
 }
 
 void Database::backfill_hardware() {

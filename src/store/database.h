@@ -15,7 +15,7 @@ struct sqlite3;
 
 namespace tune {
 
-constexpr int kSchemaVersion = 5;
+constexpr int kSchemaVersion = 6;
 constexpr const char* kDefaultStepOptions = "attention=math,optimizer=adamw";
 // The step options a study is keyed by: "attention=math,optimizer=adamw".
 std::string step_options_key(const std::string& attention, const std::string& optimizer);
@@ -140,6 +140,7 @@ class Database {
   void backfill_schema_3();
   void backfill_hardware();
   void backfill_batch_limits();
+  void rekey_trials();
   std::vector<std::string> columns_of(const std::string& table, const std::vector<std::string>& except) const;
   void refuse_merge_conflicts() const;
   std::string path_;

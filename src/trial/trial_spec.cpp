@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "util/hash.h"
+#include "util/table_format.h"
 
 namespace tune {
 
@@ -37,7 +38,10 @@ const std::vector<KeyField>& spec_key_fields() {
       {"optimizer", KeyRule::always}, {"warmup_steps", KeyRule::always}, {"min_measure_steps", KeyRule::always},
       {"max_measure_steps", KeyRule::always}, {"measure_seconds", KeyRule::always}, {"ci_halfwidth", KeyRule::always},
       {"corpus_path", KeyRule::always}, {"tokenizer_dir", KeyRule::always}, {"dataset_path", KeyRule::always},
-      {"threads", KeyRule::always}, {"memory_limit_bytes", KeyRule::always},
+      {"threads", KeyRule::always},
+      // A share of the machine's memory: MemTotal moved by 68 KiB between two machines of one instance, and a trial
+      // under the one cap is the trial under the other. Keyed exactly, it orphaned every stored trial (schema 6).
+      {"memory_limit_bytes", KeyRule::rounded},
       // Added after trials were stored: keyed only when not at their default, so those trials keep their keys.
       {"step_clock", KeyRule::unless_default}, {"inject_slowdown", KeyRule::unless_default},
       {"compile_mode", KeyRule::unless_default}, {"dynamic_shapes", KeyRule::unless_default},
@@ -56,6 +60,7 @@ std::string TrialSpec::config_key() const {
   const nlohmann::json full = *this, defaults = TrialSpec{};
   nlohmann::json key = nlohmann::json::object();
   for (const auto& [name, rule] : spec_key_fields()) {
+    if (rule == KeyRule::rounded) key[name] = strf("%.3g", full.at(name).get<double>());
     const bool keyed = rule == KeyRule::always ||
                        (rule == KeyRule::unless_default && full.at(name) != defaults.at(name)) ||
                        (rule == KeyRule::paired_only && purpose == TrialPurpose::paired);

@@ -85,9 +85,10 @@ struct TrialSpec {
   std::string config_key() const;
 };
 
-// Every field of a spec's JSON and whether it defines the result: always; only when it differs from its
-// default (fields added later, so keys stored before them stay valid); only in a paired trial; or never.
-enum class KeyRule { always, unless_default, paired_only, never };
+// Every field of a spec's JSON and whether it defines the result: always; always, at three significant figures
+// (a number that differs by a few bytes between machines of one instance); only when it differs from its default
+// (fields added later, so keys stored before them stay valid); only in a paired trial; or never.
+enum class KeyRule { always, rounded, unless_default, paired_only, never };
 struct KeyField {
   const char* name;
   KeyRule rule;
