@@ -184,6 +184,22 @@ TEST_F(EngineFixture, MinBatchSizeStartsTheRamp) {
   EXPECT_EQ(calls, 1 + 4);  // batch 8 only, then four learning rates
 }
 
+// A step's warning (a graph break) is a line of its own, and the trial's result starts the next ("  -> ok, ..."),
+// not the warning's tail.
+TEST_F(EngineFixture, AStepWarningIsALineOfItsOwnBeforeTheResult) {
+  Database db((dir / "t.db").string());
+  request.backends = {"eager"};
+  settings.min_batch_size = settings.max_batch_size = 8;
+  SearchEngine engine(db, [](const TrialSpec& s, const std::string&) {
+    TrialResult r = simulated_trial(s);
+    r.warnings = {"graph break: x"};
+    return r;
+  }, settings, progress);
+  engine.run(request, 3600);
+  EXPECT_NE(progress.str().find("\ntune: warning in the step: graph break: x\n  -> ok, "), std::string::npos)
+      << progress.str();
+}
+
 TEST_F(EngineFixture, CompileErrorIsRecordedAndSearchGoesOn) {
   Database db((dir / "t.db").string());
   int calls = 0;
@@ -253,7 +269,7 @@ TEST_F(EngineFixture, AHorizonTheBudgetCannotAffordIsShortenedAndSaid) {
   ASSERT_FALSE(lr_steps.empty());
   for (int steps : lr_steps) EXPECT_EQ(steps, 5);
   const std::string& stop = summary.backends[0].best->stop.lr_stop;
-  EXPECT_EQ(stop.rfind("horizon 5 of lr_train_steps 12 steps", 0), 0u) << stop;
+  EXPECT_EQ(stop.rfind("horizon 5 of lr_train_steps 12 steps (the budget affords", 0), 0u) << stop;
   EXPECT_NE(progress.str().find("learning-rate horizon 5 of lr_train_steps 12"), std::string::npos) << progress.str();
 }
 
@@ -269,7 +285,9 @@ TEST(JobHorizon, ATenthOfTheJobNeverUnderTheDefaultUnlessTheJobIsShorter) {
   EXPECT_DOUBLE_EQ(job_steps_at(JobLength{300, 0}, 0.5), 300);
   EXPECT_DOUBLE_EQ(job_steps_at(JobLength{}, 0.5), 0);
   EXPECT_EQ(describe_short_horizon(100, 100, 1000, 6), "");
-  EXPECT_EQ(describe_short_horizon(20, 100, 1000, 6).rfind("horizon 20 of the 100 steps a 1000-step job calls for", 0), 0u);
+  EXPECT_EQ(describe_short_horizon(20, 100, 1000, 6)
+                .rfind("horizon 20 of the 100 steps a 1000-step job calls for (a tenth of it; the budget affords", 0),
+            0u);
   EXPECT_EQ(describe_job_horizon(100, 1000), "horizon 100 steps for a 1000-step job; ");
   EXPECT_EQ(describe_job_horizon(12, 0), "");
 }

@@ -23,11 +23,11 @@ int wanted_horizon(double job_steps, int lr_train_steps) {
 
 std::string describe_short_horizon(int afforded, int wanted, double job_steps, int trials) {
   if (afforded >= wanted) return "";
-  const std::string of = job_steps > 0 ? strf("the %d steps a %.0f-step job calls for (a tenth of it;", wanted, job_steps)
+  const std::string of = job_steps > 0 ? strf("the %d steps a %.0f-step job calls for (a tenth of it; ", wanted, job_steps)
                                        : strf("lr_train_steps %d steps (", wanted);
   // Of the 18 family x seed x horizon cases of reports/lr-horizon.md, the best rate after 10 H steps was lower
   // than after H in 13 (3-10x) and never higher.
-  return strf("horizon %d of %s the budget affords %d trials of %d steps): rates ranked on shorter runs favour "
+  return strf("horizon %d of %sthe budget affords %d trials of %d steps): rates ranked on shorter runs favour "
               "higher rates than a longer run's best (reports/lr-horizon.md: the best after 10x the steps was lower "
               "in 13 of 18 cases, never higher), so take the rate as an upper end; ",
               afforded, of.c_str(), trials, afforded);

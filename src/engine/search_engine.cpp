@@ -111,13 +111,7 @@ class SearchEngine::Stage : public TrialSource, public Budget {
     ++outcome_.trials_run;
     predictor_.observe_run(spec, result);
     note(spec, result);
-    if (result.ok() && spec.step.backend != kNativeBackend && spec.purpose == TrialPurpose::throughput)
-      progress << "\ntune: compiled training step (backend=" << spec.step.backend << ") in "
-               << strf("%.2f s", result.compile_seconds) << ": " << result.compile_info << "\n"
-               << describe_overhead(spec, result) << "\n  -> ";
-    for (const auto& warning : result.warnings) progress << "\ntune: warning in the step: " << warning;
-    progress << describe_result(result) << " [" << format_duration(result.wall_seconds) << "; elapsed "
-             << format_duration(engine_.elapsed()) << " of " << format_duration(engine_.budget_) << "]\n" << std::flush;
+    print_finished(spec, result);
     return result;
   }
 
@@ -196,6 +190,21 @@ class SearchEngine::Stage : public TrialSource, public Budget {
     outcome_.trial_seconds += result.wall_seconds;
     predictor_.observe(spec, result);
   }
+  // The rest of the trial's progress line: its warnings and compile figures on lines of their own first, then
+  // its result on a line that starts "  -> ", so no message lands inside another.
+  void print_finished(const TrialSpec& spec, const TrialResult& result) const {
+    std::ostream& progress = engine_.progress_;
+    for (const auto& warning : result.warnings) progress << "\ntune: warning in the step: " << warning;
+    const bool compiled = result.ok() && spec.step.backend != kNativeBackend && spec.purpose == TrialPurpose::throughput;
+    if (compiled)
+      progress << "\ntune: compiled training step (backend=" << spec.step.backend << ") in "
+               << strf("%.2f s", result.compile_seconds) << ": " << result.compile_info << "\n"
+               << describe_overhead(spec, result);
+    if (compiled || !result.warnings.empty()) progress << "\n  -> ";
+    progress << describe_result(result) << " [" << format_duration(result.wall_seconds) << "; elapsed "
+             << format_duration(engine_.elapsed()) << " of " << format_duration(engine_.budget_) << "]\n" << std::flush;
+  }
+
   std::string head(const TrialSpec& spec) const {
     return label() + strf(" %s batch %d, lr %.1e", to_string(spec.purpose).c_str(), spec.batch_size, spec.learning_rate);
   }
