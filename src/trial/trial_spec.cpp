@@ -60,7 +60,10 @@ std::string TrialSpec::config_key() const {
   const nlohmann::json full = *this, defaults = TrialSpec{};
   nlohmann::json key = nlohmann::json::object();
   for (const auto& [name, rule] : spec_key_fields()) {
-    if (rule == KeyRule::rounded) key[name] = strf("%.3g", full.at(name).get<double>());
+    if (rule == KeyRule::rounded) {
+      key[name] = strf("%.3g", full.at(name).get<double>());
+      continue;
+    }
     const bool keyed = rule == KeyRule::always ||
                        (rule == KeyRule::unless_default && full.at(name) != defaults.at(name)) ||
                        (rule == KeyRule::paired_only && purpose == TrialPurpose::paired);
