@@ -14,6 +14,7 @@
 #include "util/paths.h"
 
 using tune::testing::CliRun;
+using tune::testing::read_file;
 using tune::testing::temp_dir;
 using tune::testing::tune_cli;
 using tune::testing::write_file;
@@ -54,8 +55,7 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   const std::string page = (dir / "t.html").string();
   const CliRun html = tune_cli("table --format html --db " + db + " --out " + page);
   ASSERT_EQ(html.exit_code, 0) << html.output;
-  std::ifstream page_file(page);
-  const std::string page_text{std::istreambuf_iterator<char>(page_file), std::istreambuf_iterator<char>()};
+  const std::string page_text = read_file(page);
   for (const char* chart : {"throughput", "loss", "amortization"})
     EXPECT_NE(page_text.find(std::string("data-chart=\"") + chart + "\""), std::string::npos) << chart;
 
@@ -163,8 +163,7 @@ TEST(Cli, ReportScriptsReadThisBuildsExport) {
   const CliRun r = tune::testing::run_command("python3 " + (root / "scripts/side_by_side_table.py").string() + " " +
                                               copy.string() + " --tune " + TUNE_EXECUTABLE + " 2>&1");
   ASSERT_EQ(r.exit_code, 0) << r.output;
-  std::ifstream committed(root / "reports/side-by-side/table.md");
-  EXPECT_EQ(r.output, std::string(std::istreambuf_iterator<char>(committed), {}));
+  EXPECT_EQ(r.output, read_file(root / "reports/side-by-side/table.md"));
 }
 
 TEST(Cli, InvalidFlagsAreClearErrors) {

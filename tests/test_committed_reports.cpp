@@ -13,16 +13,12 @@
 #include "util/paths.h"
 
 using namespace tune;
+using tune::testing::read_file;
 using tune::testing::temp_dir;
 
 namespace {
 
 const std::filesystem::path kRoot = tune_home();
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
 
 // The databases the committed markdown says it was generated from ("... from `a.db, b/c.db`: ...").
 std::vector<std::string> named_sources(const std::string& markdown) {
@@ -53,7 +49,7 @@ TestedModelsTable gather_copies(const std::vector<std::string>& sources) {
 }  // namespace
 
 TEST(CommittedReports, EachFormatIsRegeneratedFromItsStores) {
-  const std::string markdown = read_text(kRoot / "reports/tested-models.md");
+  const std::string markdown = read_file(kRoot / "reports/tested-models.md");
   ASSERT_FALSE(markdown.empty()) << "reports/tested-models.md is missing: run scripts/report";
   const auto sources = named_sources(markdown);
   ASSERT_FALSE(sources.empty()) << "reports/tested-models.md names no database";
@@ -62,7 +58,7 @@ TEST(CommittedReports, EachFormatIsRegeneratedFromItsStores) {
   for (const auto& format : table_formats()) {
     std::ostringstream fresh;
     make_table_writer(format)->write(fresh, table);
-    EXPECT_TRUE(fresh.str() == read_text(kRoot / ("reports/tested-models." + format)))
+    EXPECT_TRUE(fresh.str() == read_file(kRoot / ("reports/tested-models." + format)))
         << "reports/tested-models." << format << " is stale: run scripts/report";
   }
 }
@@ -70,7 +66,7 @@ TEST(CommittedReports, EachFormatIsRegeneratedFromItsStores) {
 // reports/reliability.json (scripts/faults): every fault survived in every run with no committed trial lost or
 // duplicated, and every bad input refused with exit 2, its value quoted, nothing written; the markdown is its twin.
 TEST(CommittedReports, ReliabilityReportIsAllSurvived) {
-  const auto report = nlohmann::json::parse(read_text(kRoot / "reports" / "reliability.json"));
+  const auto report = nlohmann::json::parse(read_file(kRoot / "reports" / "reliability.json"));
   EXPECT_EQ(report["schema_version"], 1);
   ASSERT_GE(report["faults"].size(), 18u);
   for (const auto& row : report["faults"]) {
@@ -81,6 +77,6 @@ TEST(CommittedReports, ReliabilityReportIsAllSurvived) {
   }
   ASSERT_GE(report["bad_inputs"].size(), 20u);
   for (const auto& row : report["bad_inputs"]) EXPECT_TRUE(row["ok"].get<bool>()) << row["input"] << ": " << row["message"];
-  const std::string markdown = read_text(kRoot / "reports" / "reliability.md");
+  const std::string markdown = read_file(kRoot / "reports" / "reliability.md");
   for (const auto& row : report["faults"]) EXPECT_NE(markdown.find(row["fault"].get<std::string>()), std::string::npos);
 }

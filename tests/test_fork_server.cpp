@@ -8,9 +8,7 @@
 
 #include <chrono>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -18,6 +16,8 @@
 #include "util/fork_server.h"
 #include "util/paths.h"
 #include "util/process.h"
+
+using tune::testing::read_file;
 
 namespace tune {
 namespace {
@@ -34,13 +34,6 @@ int test_entry(int argc, char** argv) {
   return 0;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 TEST(ForkServer, RunsOwnCommandsWithRunChildsContract) {
   start_fork_server(test_entry);
   const std::string self = self_executable(), log = (testing::temp_dir("fork") / "log.txt").string();
@@ -50,8 +43,8 @@ TEST(ForkServer, RunsOwnCommandsWithRunChildsContract) {
   const ChildOutcome exited = run_child({self, "exit", "3"}, log, 30);
   EXPECT_EQ(exited.exit_code, 3);
   EXPECT_FALSE(exited.signaled);
-  EXPECT_NE(read_text(log).find("says 3"), std::string::npos) << read_text(log);
-  EXPECT_EQ(read_text(log).find("child " + std::to_string(getpid())), std::string::npos) << "ran in a child";
+  EXPECT_NE(read_file(log).find("says 3"), std::string::npos) << read_file(log);
+  EXPECT_EQ(read_file(log).find("child " + std::to_string(getpid())), std::string::npos) << "ran in a child";
 
   const ChildOutcome aborted = run_child({self, "abort", "0"}, log, 30);
   EXPECT_TRUE(aborted.signaled);

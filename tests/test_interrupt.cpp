@@ -17,6 +17,7 @@
 
 namespace {
 
+using tune::testing::read_file;
 using tune::testing::temp_dir;
 
 // Starts `tune ARGS` in the background, its output to log_path; returns its pid.
@@ -81,11 +82,6 @@ void wait_for_committed(const std::string& db, int count) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-}
-
 }  // namespace
 
 TEST(Interrupt, KillNineMidSearchThenRerunLosesAndRepeatsNothing) {
@@ -94,7 +90,7 @@ TEST(Interrupt, KillNineMidSearchThenRerunLosesAndRepeatsNothing) {
   const std::vector<std::string> args{"--model", "bert-tiny", "--backends", "eager,jit", "--precisions", "fp32", "--budget", "10m", "--db", db};
   const pid_t tune = start_tune(args, (dir / "first.log").string());
   wait_for_committed(db, 3);
-  ASSERT_GE(committed_trials(db), 3) << read_text((dir / "first.log").string());
+  ASSERT_GE(committed_trials(db), 3) << read_file((dir / "first.log").string());
   kill(tune, SIGKILL);
   wait_exit_code(tune);
   std::this_thread::sleep_for(std::chrono::milliseconds(200));  // the kernel's kill, not a trial finishing
@@ -102,8 +98,8 @@ TEST(Interrupt, KillNineMidSearchThenRerunLosesAndRepeatsNothing) {
   const int committed = committed_trials(db);
 
   const pid_t rerun = start_tune(args, (dir / "rerun.log").string());
-  ASSERT_EQ(wait_exit_code(rerun), 0) << read_text((dir / "rerun.log").string());
-  const std::string output = read_text((dir / "rerun.log").string());
+  ASSERT_EQ(wait_exit_code(rerun), 0) << read_file((dir / "rerun.log").string());
+  const std::string output = read_file((dir / "rerun.log").string());
   EXPECT_GE(reused_in(output), committed) << output;  // every committed trial is reused, none re-run
   EXPECT_NE(output.find("| bert-tiny"), std::string::npos) << output;
 }
@@ -115,11 +111,11 @@ TEST(Interrupt, TwoSearchesShareOneDatabase) {
                              (dir / "a.log").string());
   const pid_t b = start_tune({"--model", "gpt2-tiny", "--backends", "eager", "--precisions", "fp32", "--budget", "10m", "--db", db},
                              (dir / "b.log").string());
-  EXPECT_EQ(wait_exit_code(a), 0) << read_text((dir / "a.log").string());
-  EXPECT_EQ(wait_exit_code(b), 0) << read_text((dir / "b.log").string());
+  EXPECT_EQ(wait_exit_code(a), 0) << read_file((dir / "a.log").string());
+  EXPECT_EQ(wait_exit_code(b), 0) << read_file((dir / "b.log").string());
   const pid_t table = start_tune({"table", "--db", db}, (dir / "table.log").string());
   ASSERT_EQ(wait_exit_code(table), 0);
-  const std::string rows = read_text((dir / "table.log").string());
+  const std::string rows = read_file((dir / "table.log").string());
   EXPECT_NE(rows.find("| bert-tiny"), std::string::npos) << rows;
   EXPECT_NE(rows.find("| gpt2-tiny"), std::string::npos) << rows;
 }
@@ -142,18 +138,18 @@ TEST(Interrupt, SigintStopsGracefullyWithTheBestSoFarAndTheRerunResumes) {
                                       "32", "--budget", "10m", "--settings", pinned_settings(dir), "--db", db};
   const pid_t tune = start_tune(args, (dir / "first.log").string());
   wait_for_committed(db, 2);
-  ASSERT_GE(committed_trials(db), 2) << read_text((dir / "first.log").string());
+  ASSERT_GE(committed_trials(db), 2) << read_file((dir / "first.log").string());
   kill(tune, SIGINT);
   EXPECT_EQ(wait_exit_code(tune), 130);
-  const std::string output = read_text((dir / "first.log").string());
+  const std::string output = read_file((dir / "first.log").string());
   EXPECT_NE(output.find("tune: stopped by SIGINT"), std::string::npos) << output;
   EXPECT_NE(output.find("| bert-tiny"), std::string::npos) << output;  // the best so far
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(processes_mentioning(dir.string()), 0) << "a trial outlived the stopped tune";
   const int committed = committed_trials(db);
   const pid_t rerun = start_tune(args, (dir / "rerun.log").string());
-  ASSERT_EQ(wait_exit_code(rerun), 0) << read_text((dir / "rerun.log").string());
-  EXPECT_GE(reused_in(read_text((dir / "rerun.log").string())), committed);
+  ASSERT_EQ(wait_exit_code(rerun), 0) << read_file((dir / "rerun.log").string());
+  EXPECT_GE(reused_in(read_file((dir / "rerun.log").string())), committed);
 }
 
 // A trial child that leaves a grandchild running in its process group: the grandchild is killed when the trial
@@ -166,7 +162,7 @@ TEST(Interrupt, AGrandchildATrialLeavesRunningIsKilledWithIt) {
                                  "--db", (dir / "t.db").string()},
                                 (dir / "log").string());
   unsetenv("TUNE_TEST_FAULT");
-  EXPECT_EQ(wait_exit_code(tune), 0) << read_text((dir / "log").string());
+  EXPECT_EQ(wait_exit_code(tune), 0) << read_file((dir / "log").string());
   std::this_thread::sleep_for(std::chrono::milliseconds(200));
   EXPECT_EQ(processes_mentioning(dir.string()), 0) << "a grandchild of a trial outlived the search";
 }

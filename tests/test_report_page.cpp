@@ -16,6 +16,7 @@
 #include "util/process.h"
 
 using namespace tune;
+using tune::testing::read_file;
 using tune::testing::temp_dir;
 
 namespace {
@@ -36,11 +37,6 @@ std::string find_chromium() {
     for (const auto& dir : dirs)
       if (::access((dir + "/" + name).c_str(), X_OK) == 0) return dir + "/" + name;
   return "";
-}
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream in(path);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 class ReportPage : public ::testing::Test {
@@ -65,7 +61,7 @@ class ReportPage : public ::testing::Test {
          "--window-size=" + std::to_string(kWindowWidth) + "," + std::to_string(kWindowHeight),
          "--user-data-dir=" + (dir_ / "profile").string(), action, "file://" + (dir_ / "page.html").string()},
         log, 120);
-    const std::string output = read_text(log);
+    const std::string output = read_file(log);
     EXPECT_TRUE(!outcome.timed_out && !outcome.signaled && outcome.exit_code == 0)
         << chromium_ << " " << action << ": " << describe_outcome(outcome) << "\n" << output;
     return output;
