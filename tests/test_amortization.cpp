@@ -2,7 +2,7 @@
 // compiled slower is "not worth compiling"; job-length recommendations follow.
 #include <gtest/gtest.h>
 
-#include "engine/amortization.h"
+#include "report/amortization.h"
 
 using namespace tune;
 

@@ -6,7 +6,7 @@
 
 #include "engine/search_settings.h"
 #include "instance/instance.h"
-#include "models/model_config.h"
+#include "common/model_config.h"
 #include "test_helpers.h"
 #include "util/duration.h"
 

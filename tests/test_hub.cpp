@@ -12,7 +12,7 @@
 #include "hub/hf_model_types.h"
 #include "hub/model_source.h"
 #include "hub/model_yaml.h"
-#include "models/model_config.h"
+#include "common/model_config.h"
 #include "test_helpers.h"
 
 using namespace tune;

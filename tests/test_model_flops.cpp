@@ -2,7 +2,7 @@
 // tested model, and the scaling of each term with batch and sequence length.
 #include <gtest/gtest.h>
 
-#include "models/model_config.h"
+#include "common/model_config.h"
 #include "models/model_flops.h"
 
 namespace tune {

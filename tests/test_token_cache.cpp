@@ -8,7 +8,7 @@
 
 #include "data/text_corpus.h"
 #include "data/token_cache.h"
-#include "models/model_config.h"
+#include "common/model_config.h"
 #include "test_helpers.h"
 
 using namespace tune;

@@ -91,8 +91,4 @@ std::unique_ptr<Tuner> make_tuner(const std::string& name, const TunerSpace& spa
   return entry.make(space, seed);
 }
 
-std::unique_ptr<RateEdgeExtension> make_rate_tuner(const std::string& name, const TunerSpace& space, uint64_t seed) {
-  return std::make_unique<RateEdgeExtension>(make_tuner(name, space, seed), space);
-}
-
 }  // namespace tune

@@ -6,7 +6,6 @@
 #include <string>
 #include <vector>
 
-#include "tuners/composite/rate_edge_extension.h"
 #include "tuners/tuner.h"
 #include "tuners/tuner_space.h"
 
@@ -28,8 +27,5 @@ bool tuner_supports(const std::string& name, StageObjective objective);
 // cap). Throws std::invalid_argument quoting an unknown name (listing the known ones), an option the
 // strategy does not declare, an objective it does not serve, or a bad space.
 std::unique_ptr<Tuner> make_tuner(const std::string& name, const TunerSpace& space, uint64_t seed);
-// A learning-rate stage: the named strategy inside the edge extension (composite/rate_edge_extension.h), so a
-// best rate at the end of those tried is searched past. Same errors as make_tuner.
-std::unique_ptr<RateEdgeExtension> make_rate_tuner(const std::string& name, const TunerSpace& space, uint64_t seed);
 
 }  // namespace tune

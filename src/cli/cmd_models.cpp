@@ -6,7 +6,7 @@
 #include "cli/options.h"
 #include "hub/model_source.h"
 #include "hub/model_yaml.h"
-#include "models/model_config.h"
+#include "common/model_config.h"
 #include "util/table_format.h"
 
 namespace tune::cli {

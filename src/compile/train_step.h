@@ -7,7 +7,7 @@
 #include <stdexcept>
 #include <string>
 
-#include "data/batch.h"
+#include "common/batch.h"
 #include "models/model_factory.h"
 
 namespace tune {

@@ -5,8 +5,8 @@
 #include <memory>
 #include <vector>
 
-#include "data/batch.h"
-#include "models/model_config.h"
+#include "common/batch.h"
+#include "common/model_config.h"
 
 namespace tune {
 

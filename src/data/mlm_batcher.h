@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "data/batch_source.h"
-#include "models/model_config.h"
+#include "common/model_config.h"
 
 namespace tune {
 

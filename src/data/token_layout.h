@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "models/model_config.h"
+#include "common/model_config.h"
 
 namespace tune {
 

@@ -5,7 +5,7 @@
 #include <random>
 #include <vector>
 
-#include "models/model_config.h"
+#include "common/model_config.h"
 
 namespace tune {
 

@@ -5,7 +5,7 @@
 
 #include "data/batch_source.h"
 #include "data/data_settings.h"
-#include "models/model_config.h"
+#include "common/model_config.h"
 
 namespace tune {
 

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "store/stop_reasons.h"
+#include "common/stop_reasons.h"
 #include "tuners/tuner.h"
 
 namespace tune {

@@ -13,7 +13,7 @@
 #include "engine/search_driver.h"
 #include "engine/search_settings.h"
 #include "instance/instance.h"
-#include "models/model_config.h"
+#include "common/model_config.h"
 #include "store/database.h"
 #include "tuners/composite/rate_edge_extension.h"
 #include "tuners/composite/time_to_loss_ladder.h"

@@ -12,7 +12,7 @@
 #include "data/tokenizer.h"
 #include "hub/hf_model_types.h"
 #include "hub/model_source.h"
-#include "models/model_config_reader.h"
+#include "common/model_config_reader.h"
 #include "util/join.h"
 
 namespace tune {

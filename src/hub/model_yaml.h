@@ -3,7 +3,7 @@
 #pragma once
 #include <string>
 
-#include "models/model_config.h"
+#include "common/model_config.h"
 
 namespace tune {
 

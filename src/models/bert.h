@@ -4,7 +4,7 @@
 #include <torch/torch.h>
 
 #include "models/attention.h"
-#include "models/model_config.h"
+#include "common/model_config.h"
 
 namespace tune {
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "data/batch.h"
-#include "models/model_config.h"
+#include "common/batch.h"
+#include "common/model_config.h"
 
 namespace tune {
 

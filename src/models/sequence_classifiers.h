@@ -4,7 +4,7 @@
 #include <torch/torch.h>
 
 #include "models/bert.h"
-#include "models/model_config.h"
+#include "common/model_config.h"
 #include "models/model_factory.h"
 #include "models/roberta.h"
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/amortization.h"
+#include "report/amortization.h"
 #include "store/database.h"
 
 namespace tune {

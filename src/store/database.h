@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "instance/instance.h"
-#include "store/stop_reasons.h"
+#include "common/stop_reasons.h"
 #include "trial/trial_result.h"
 #include "trial/trial_spec.h"
 

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "instance/instance.h"
-#include "store/stop_reasons.h"
+#include "common/stop_reasons.h"
 
 namespace tune {
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "data/batch.h"
+#include "common/batch.h"
 
 namespace tune {
 

@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "compile/train_step.h"
-#include "models/model_config.h"
+#include "common/model_config.h"
 #include "trial/backend_label.h"
 
 namespace tune {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "compile/train_step.h"
-#include "data/batch.h"
+#include "common/batch.h"
 #include "trial/measurement.h"
 #include "trial/step_clock.h"
 

@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "trial/trial_status.h"
+#include "common/trial_status.h"
 
 namespace tune {
 

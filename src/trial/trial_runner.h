@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "compile/train_step.h"
-#include "data/batch.h"
+#include "common/batch.h"
 #include "trial/measurement.h"
 #include "trial/trial_result.h"
 #include "trial/trial_spec.h"

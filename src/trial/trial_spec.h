@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "data/data_settings.h"
-#include "models/model_config.h"
+#include "common/model_config.h"
 
 namespace tune {
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "tuners/tuner_registry.h"
 #include "util/table_format.h"
 
 namespace tune {
@@ -86,6 +87,10 @@ std::optional<Candidate> RateEdgeExtension::next_past_edge() {
   stop_reason_ += strf("; the best rate %.1e is the %s tried and %s (a %s rate may be better)",
                        b->first.learning_rate, above ? "largest" : "smallest", why.c_str(), above ? "larger" : "smaller");
   return std::nullopt;
+}
+
+std::unique_ptr<RateEdgeExtension> make_rate_tuner(const std::string& name, const TunerSpace& space, uint64_t seed) {
+  return std::make_unique<RateEdgeExtension>(make_tuner(name, space, seed), space);
 }
 
 }  // namespace tune

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "store/stop_reasons.h"
+#include "common/stop_reasons.h"
 #include "tuners/tuner.h"
 #include "tuners/tuner_space.h"
 
@@ -39,5 +39,9 @@ class RateEdgeExtension : public Tuner {
   std::vector<ToldTrial> extension_;  // the trials past the inner strategy's edge
   std::string inner_stop_;
 };
+
+// A learning-rate stage: the registry's strategy `name` (tuners/tuner_registry.h) inside the edge extension, so a
+// best rate at the end of those tried is searched past. Throws as make_tuner does.
+std::unique_ptr<RateEdgeExtension> make_rate_tuner(const std::string& name, const TunerSpace& space, uint64_t seed);
 
 }  // namespace tune

@@ -7,6 +7,7 @@
 
 #include "stats/statistics.h"
 #include "tuners/batch_scaling.h"
+#include "tuners/composite/rate_edge_extension.h"
 #include "tuners/tuner_registry.h"
 #include "util/table_format.h"
 

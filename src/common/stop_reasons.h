@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "trial/trial_status.h"
+#include "common/trial_status.h"
 
 namespace tune {
 

@@ -1,6 +1,6 @@
 // Names of the stored stop reasons, both ways (an unknown name in a database is an error naming it), and the
 // one rule that says what limited a batch search's choice.
-#include "store/stop_reasons.h"
+#include "common/stop_reasons.h"
 
 #include <algorithm>
 

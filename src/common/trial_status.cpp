@@ -1,6 +1,6 @@
 // Names of trial statuses, as stored and printed; parsing rejects anything else by name.
 // The JSON mapping in trial_result.h uses the same strings.
-#include "trial/trial_status.h"
+#include "common/trial_status.h"
 
 #include <array>
 #include <stdexcept>

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "models/model_config.h"
+#include "common/model_config.h"
 
 namespace tune {
 

@@ -1,6 +1,6 @@
 // Break-even arithmetic for compiled training steps, and the recommendation that follows.
 // Kept apart from the search so reports and tests use the same formula.
-#include "engine/amortization.h"
+#include "report/amortization.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // Reads model YAMLs (tested_models/*.yaml or a user's file) into ModelConfig, with errors that name
 // the file, the key and the expected type; and converts configs to and from JSON for trial specs.
-#include "models/model_config.h"
-#include "models/model_config_reader.h"
+#include "common/model_config.h"
+#include "common/model_config_reader.h"
 #include "util/join.h"
 
 #include <yaml-cpp/yaml.h>
