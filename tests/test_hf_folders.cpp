@@ -166,7 +166,7 @@ TEST(HfFolderWeights, APytorchBinThatWouldRunCodeIsRefused) {
 }
 
 // HF's pytorch_model.bin is torch.save of an OrderedDict state dict with metadata, which torch's C++ unpickler does
-// not rebuild: tune says so and how to convert it, before any trial (a limit of this build, see the README).
+// not rebuild: tune says so and how to convert it, before any trial (a limit of this build, see docs/models.md).
 TEST(HfFolderWeights, AHuggingFaceBinStateDictIsAClearErrorSayingHowToConvert) {
   const fs::path dir = reference_folder(tiny_yaml("distilbert-tiny"), "--bin");
   ASSERT_TRUE(fs::exists(dir / "pytorch_model.bin"));
