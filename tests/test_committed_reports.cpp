@@ -1,15 +1,21 @@
 // The committed reports/ stay what scripts/report makes of their stores: each table, rendered again from the
-// databases its markdown names, equals the committed file (a writer change must come with regenerated reports).
+// databases its markdown names, equals the committed file (a reporter change must come with regenerated reports).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 
-#include "report/table_writer.h"
+#include "report/table_reporters.h"
 #include "test_helpers.h"
+#include "tools/faults/reliability_report.h"
+#include "tools/lr_horizon_report.h"
+#include "tools/side_by_side_report.h"
+#include "tools/tuner_efficiency_summary.h"
 #include "util/paths.h"
 
 using namespace tune;
@@ -55,11 +61,11 @@ TEST(CommittedReports, EachFormatIsRegeneratedFromItsStores) {
   ASSERT_FALSE(sources.empty()) << "reports/tested-models.md names no database";
   const TestedModelsTable table = gather_copies(sources);
   EXPECT_FALSE(table.rows.empty());
-  for (const auto& format : table_formats()) {
+  for (const auto& reporter : table_reporters()) {
     std::ostringstream fresh;
-    make_table_writer(format)->write(fresh, table);
-    EXPECT_TRUE(fresh.str() == read_file(kRoot / ("reports/tested-models." + format)))
-        << "reports/tested-models." << format << " is stale: run scripts/report";
+    reporter->write(fresh, table);
+    EXPECT_TRUE(fresh.str() == read_file(kRoot / ("reports/tested-models." + reporter->format())))
+        << "reports/tested-models." << reporter->format() << " is stale: run scripts/report";
   }
 }
 
@@ -67,7 +73,14 @@ TEST(CommittedReports, EachFormatIsRegeneratedFromItsStores) {
 // duplicated, and every bad input refused with exit 2, its value quoted, nothing written; the markdown is its twin.
 TEST(CommittedReports, ReliabilityReportIsAllSurvived) {
   const auto report = nlohmann::json::parse(read_file(kRoot / "reports" / "reliability.json"));
-  EXPECT_EQ(report["schema_version"], 1);
+  // 1: made before the fuzzing section; from version 2 on the committed report carries scripts/sanitize's figures.
+  const int version = report["schema_version"];
+  EXPECT_TRUE(version == 1 || version == faults::kReliabilitySchemaVersion) << version;
+  if (version >= 2) {
+    ASSERT_FALSE(report["fuzzing"].is_null()) << "reports/reliability.json: made without the fuzzing figures";
+    ASSERT_FALSE(report["fuzzing"]["targets"].empty());
+    for (const auto& target : report["fuzzing"]["targets"]) EXPECT_EQ(target["crashes"], 0) << target["target"];
+  }
   ASSERT_GE(report["faults"].size(), 18u);
   for (const auto& row : report["faults"]) {
     EXPECT_GE(row["runs"].get<int>(), 1) << row["fault"];
@@ -79,4 +92,119 @@ TEST(CommittedReports, ReliabilityReportIsAllSurvived) {
   for (const auto& row : report["bad_inputs"]) EXPECT_TRUE(row["ok"].get<bool>()) << row["input"] << ": " << row["message"];
   const std::string markdown = read_file(kRoot / "reports" / "reliability.md");
   for (const auto& row : report["faults"]) EXPECT_NE(markdown.find(row["fault"].get<std::string>()), std::string::npos);
+}
+
+// reports/side-by-side/table.md is what tools/side_by_side_table makes of a copy of its store.
+TEST(CommittedReports, SideBySideTableIsRegeneratedFromItsStore) {
+  const auto copy = temp_dir("reports") / "side-by-side.db";
+  std::filesystem::copy_file(kRoot / "reports/side-by-side/side-by-side.db", copy);
+  std::ostringstream fresh;
+  pick_reporter("side-by-side table", "md", side_by_side_reporters())->write(fresh, read_side_by_side_store(copy.string()));
+  EXPECT_TRUE(fresh.str() == read_file(kRoot / "reports/side-by-side/table.md"))
+      << "reports/side-by-side/table.md is stale:\n" << fresh.str();
+}
+
+// Each committed per-run report's JSON holds all its markdown's inputs: rendered again, it is the committed markdown
+// (the settings path shown relative to the checkout it ran in, the settings file's configs/ folder's parent).
+TEST(CommittedReports, TunerEfficiencyRunReportsRenderTheirMarkdown) {
+  int reports = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(kRoot / "reports/tuner-efficiency")) {
+    const std::string name = entry.path().filename().string();
+    if (!std::regex_match(name, std::regex(".*-s[0-9]+\\.json"))) continue;
+    const TunerEfficiencyRun run = read_tuner_efficiency_run(entry.path().string());
+    const auto checkout = std::filesystem::path(run.doc.at("settings").get<std::string>()).parent_path().parent_path();
+    std::ostringstream fresh;
+    make_tuner_efficiency_run_markdown(checkout)->write(fresh, run);
+    auto markdown = entry.path();
+    EXPECT_TRUE(fresh.str() == read_file(markdown.replace_extension(".md"))) << name << ":\n" << fresh.str();
+    ++reports;
+  }
+  EXPECT_GE(reports, 6);
+}
+
+// reports/tuner-efficiency.{md,json} are what tools/tuner_efficiency makes of the committed per-run reports.
+TEST(CommittedReports, TunerEfficiencySummaryIsRegeneratedFromTheRunReports) {
+  const TunerEfficiencySummary summary = tuner_efficiency_summary((kRoot / "reports/tuner-efficiency").string());
+  for (const auto& reporter : tuner_efficiency_summary_reporters()) {
+    std::ostringstream fresh;
+    reporter->write(fresh, summary);
+    EXPECT_TRUE(fresh.str() == read_file(kRoot / ("reports/tuner-efficiency." + reporter->format())))
+        << "reports/tuner-efficiency." << reporter->format() << " is stale: run tools' tuner_efficiency summary";
+  }
+}
+
+namespace {
+
+// reports/lr-horizon.json read back into its report (a diverged run's score, written null, is inf again; the
+// horizons in the order the runs first name them, as the benchmark ran them).
+LrHorizonReport read_lr_horizon(const nlohmann::json& doc) {
+  LrHorizonReport r;
+  LrHorizonSettings& s = r.settings;
+  s.schedule = doc["schedule"], s.warmup_share = doc["warmup_share"], s.rates = doc["rates"].get<std::vector<double>>();
+  s.batch_size = doc["batch_size"], s.seq_len = doc["seq_len"], s.long_factor = doc["long_factor"];
+  const auto scores = [](const nlohmann::json& list) {
+    std::vector<double> out;
+    for (const auto& x : list) out.push_back(x.is_null() ? INFINITY : x.get<double>());
+    return out;
+  };
+  for (const auto& run : doc["runs"]) {
+    r.comparisons.push_back({run["family"], run["seed"], run["horizon"], scores(run["short_scores"]),
+                             scores(run["long_scores"]), run["tau"], run["chosen_rate"], run["best_rate"], run["regret"]});
+    if (std::find(s.horizons.begin(), s.horizons.end(), run["horizon"].get<int>()) == s.horizons.end())
+      s.horizons.push_back(run["horizon"]);
+  }
+  return r;
+}
+
+}  // namespace
+
+// The committed lr-horizon report's JSON holds every input of its tables: rendered again, the JSON is the committed
+// file and the markdown the committed one below the heading scripts/lr-horizon puts over it.
+TEST(CommittedReports, LrHorizonReportRendersFromItsJson) {
+  const std::string json_text = read_file(kRoot / "reports/lr-horizon.json");
+  const LrHorizonReport report = read_lr_horizon(nlohmann::json::parse(json_text));
+  std::ostringstream md, json;
+  pick_reporter("lr-horizon", "md", lr_horizon_reporters())->write(md, report);
+  pick_reporter("lr-horizon", "json", lr_horizon_reporters())->write(json, report);
+  const std::string markdown = read_file(kRoot / "reports/lr-horizon.md");
+  const size_t body = markdown.find("Schedule ");
+  ASSERT_NE(body, std::string::npos);
+  EXPECT_TRUE(md.str() == markdown.substr(body)) << md.str();
+  EXPECT_TRUE(json.str() == json_text) << json.str();
+}
+
+// The committed reliability report's JSON holds every input of its markdown: rendered again through the reporters,
+// both are the committed files. (A bad input's quoted value is not kept, only whether the message quoted it: an
+// empty value is always quoted, a NUL byte never is.)
+TEST(CommittedReports, ReliabilityReportRendersFromItsJson) {
+  const std::string json_text = read_file(kRoot / "reports/reliability.json");
+  const auto doc = nlohmann::json::parse(json_text);
+  faults::ReliabilityReport report;
+  const auto& a = doc["about"];
+  report.about = {a["date"], a["machine"], a["tune_version"], a["seed"], a["wall_seconds"]};
+  for (const auto& f : doc["faults"])
+    report.faults.push_back({f["fault"], f["expected"], f["runs"], f["survived"], f["committed_trials_lost"],
+                             f["duplicate_trials"], f["observed"]});
+  for (const auto& b : doc["bad_inputs"])
+    report.bad_inputs.push_back({b["input"], b["flags"], b["value_quoted"].get<bool>() ? "" : std::string(1, '\0'),
+                                 b["exit_code"], b["message"], b["store_written"]});
+  if (doc.contains("fuzzing") && !doc["fuzzing"].is_null()) {
+    const std::string path = (temp_dir("reports") / "fuzz-summary.json").string();
+    nlohmann::json figures = doc["fuzzing"];
+    figures["schema"] = "tune-fuzz-summary", figures["schema_version"] = faults::kFuzzSummarySchemaVersion;
+    std::ofstream(path) << figures.dump();
+    report.fuzzing = faults::read_fuzz_summary(path);
+  }
+  std::ostringstream md, json;
+  pick_reporter("reliability", "md", faults::reliability_reporters())->write(md, report);
+  pick_reporter("reliability", "json", faults::reliability_reporters())->write(json, report);
+  EXPECT_TRUE(md.str() == read_file(kRoot / "reports/reliability.md")) << md.str();
+  std::string fresh = json.str();
+  if (doc["schema_version"] == 1) {  // made before the fuzzing section: the rest is as version 1 wrote it
+    auto older = nlohmann::json::parse(fresh);
+    older["schema_version"] = 1;
+    older.erase("fuzzing");
+    fresh = older.dump(2) + "\n";
+  }
+  EXPECT_TRUE(fresh == json_text) << fresh;
 }

@@ -8,7 +8,7 @@
 #include <sstream>
 
 #include "regress/report.h"
-#include "regress/report_writer.h"
+#include "regress/regression_reporters.h"
 #include "regress/sessions.h"
 #include "test_helpers.h"
 #include "util/paths.h"
@@ -86,7 +86,7 @@ TEST(RegressionReport, CompiledSlowdownIsARegressionEvenOnAFasterMachine) {
   EXPECT_LT(speedup->ci_low, speedup->change);
   EXPECT_LT(speedup->ci_high, 0);
   std::ostringstream md;
-  write_regression_markdown(md, report);
+  make_regression_reporter("md")->write(md, RegressionOutcome{report, {}});
   EXPECT_NE(md.str().find("## tune regress: REGRESSION"), std::string::npos) << md.str();
   EXPECT_NE(md.str().find("**REGRESSION**"), std::string::npos) << md.str();
 }
@@ -238,7 +238,9 @@ TEST(RegressionReport, ReferenceWithOtherSettingsOrModelsCannotBeCompared) {
 TEST(RegressionReport, JsonCarriesSchemaVerdictAndTheCurrentRun) {
   const auto c = one_model_config();
   const auto current = synthetic_run(c, 1.5, 2);
-  const auto json = regression_report_json(compare_runs(synthetic_run(c, 1.5, 1), "ref.json", current, c), current);
+  std::ostringstream out;
+  make_regression_reporter("json")->write(out, {compare_runs(synthetic_run(c, 1.5, 1), "ref.json", current, c), current});
+  const auto json = nlohmann::json::parse(out.str());
   EXPECT_EQ(json["schema_version"], kRegressionReportSchema);
   EXPECT_EQ(json["verdict"], "no regression");
   EXPECT_EQ(json["exit_code"], 0);

@@ -10,7 +10,7 @@
 #include <sstream>
 
 #include "png_image.h"
-#include "report/table_writer.h"
+#include "report/table_reporters.h"
 #include "table_fixture.h"
 #include "test_helpers.h"
 #include "util/process.h"
@@ -49,7 +49,7 @@ class ReportPage : public ::testing::Test {
     tune::testing::write_table_fixture((dir_ / "t.db").string());
     const Database db((dir_ / "t.db").string());
     std::ofstream html(dir_ / "page.html");
-    make_html_table_writer()->write(html, gather_tested_models(db, "fixture.db"));
+    make_table_html_reporter()->write(html, gather_tested_models(db, "fixture.db"));
   }
 
   // Runs the browser on the page with one action (--dump-dom, --screenshot=...); returns its output.

@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "report/table_writer.h"
+#include "report/table_reporters.h"
 #include "table_fixture.h"
 #include "test_helpers.h"
 
@@ -27,7 +27,7 @@ TestedModelsTable fixture_table() {
 
 std::string render(const std::string& format, const TestedModelsTable& table) {
   std::ostringstream out;
-  make_table_writer(format)->write(out, table);
+  make_table_reporter(format)->write(out, table);
   return out.str();
 }
 
@@ -359,7 +359,7 @@ TEST(TestedModelsTable, APrecisionTheScreenDroppedIsARowSayingWhy) {
 }
 
 TEST(TableWriters, UnknownFormatIsAClearError) {
-  const std::string message = error_of([] { make_table_writer("xlsx"); });
+  const std::string message = error_of([] { make_table_reporter("xlsx"); });
   EXPECT_NE(message.find("'xlsx'"), std::string::npos) << message;
   EXPECT_NE(message.find("md, csv, json, html"), std::string::npos) << message;
 }

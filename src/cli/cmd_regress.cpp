@@ -10,7 +10,7 @@
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "instance/torch_instance.h"
-#include "regress/report_writer.h"
+#include "regress/regression_reporters.h"
 #include "util/join.h"
 #include "util/paths.h"
 #include "util/table_format.h"
@@ -116,13 +116,18 @@ int record(const RegressionConfig& config, const RegressionRunContext& context, 
   return 0;
 }
 
-void write_outputs(const po::variables_map& vm, const RegressionReport& report, const RegressionRun& current) {
-  write_regression_markdown(std::cout, report);
+// The markdown on stdout, and in the files --markdown and --json name (regress/regression_reporters.h).
+void write_outputs(const po::variables_map& vm, const RegressionOutcome& outcome) {
+  const auto markdown = make_regression_reporter("md");
+  markdown->write(std::cout, outcome);
   if (vm.count("markdown")) {
     std::ofstream out(vm["markdown"].as<std::string>());
-    write_regression_markdown(out, report);
+    markdown->write(out, outcome);
   }
-  if (vm.count("json")) std::ofstream(vm["json"].as<std::string>()) << regression_report_json(report, current).dump(2) << "\n";
+  if (vm.count("json")) {
+    std::ofstream out(vm["json"].as<std::string>());
+    make_regression_reporter("json")->write(out, outcome);
+  }
 }
 
 int regress(int argc, char** argv) {
@@ -138,9 +143,9 @@ int regress(int argc, char** argv) {
   // A stale reference is found before any trial runs: compare_runs reports the same problems.
   RegressionRun current;
   if (reference_problems(reference, config).empty()) current = measure(config, context);
-  const RegressionReport report = compare_runs(reference, reference_path, current, config);
-  write_outputs(vm, report, current);
-  return report.exit_code();
+  const RegressionOutcome outcome{compare_runs(reference, reference_path, current, config), current};
+  write_outputs(vm, outcome);
+  return outcome.report.exit_code();
 }
 
 }  // namespace

@@ -5,7 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/options.h"
-#include "report/table_writer.h"
+#include "report/table_reporters.h"
 #include "util/join.h"
 #include "util/paths.h"
 
@@ -35,21 +35,21 @@ int run_table(int argc, char** argv) {
       ("db", po::value<std::vector<std::string>>()->composing()->default_value({default_db}, default_db),
        "SQLite database to read; repeat to merge several (e.g. CPU and GPU runs)")
       ("format", po::value<std::string>()->default_value("md"),
-       ("output format: " + join(table_formats(), ", ")).c_str())
+       ("output format: " + join(reporter_formats(table_reporters()), ", ")).c_str())
       ("out,o", po::value<std::string>()->default_value("-"), "file to write ('-': standard output)");
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc, vm, "tune table [--db PATH]... [--format md|csv|json|html] [--out FILE]"))
     return 0;
-  const auto writer = make_table_writer(vm["format"].as<std::string>());
+  const auto reporter = make_table_reporter(vm["format"].as<std::string>());
   const TestedModelsTable table = gather_all(vm["db"].as<std::vector<std::string>>());
   const std::string out_path = vm["out"].as<std::string>();
   if (out_path == "-") {
-    writer->write(std::cout, table);
+    reporter->write(std::cout, table);
     return 0;
   }
   std::ofstream file(out_path);
   if (!file) throw std::invalid_argument("--out '" + out_path + "': cannot write this file");
-  writer->write(file, table);
+  reporter->write(file, table);
   return 0;
 }
 

@@ -1,5 +1,5 @@
 // `tune --model NAME`: resolve model and instance, run the search within the budget, print its rows of the
-// table through the table writers (markdown, or JSON with --json) and what each search concluded.
+// table and what each search concluded through its reporters (report/search_reporters.h: markdown, or JSON with --json).
 #include <unistd.h>
 
 #include <algorithm>
@@ -16,7 +16,7 @@
 #include "engine/search_engine.h"
 #include "instance/torch_instance.h"
 #include "models/model_factory.h"
-#include "report/table_writer.h"
+#include "report/search_reporters.h"
 #include "trial/backend_label.h"
 #include "trial/trial_process.h"
 #include "tuners/tuner_registry.h"
@@ -30,71 +30,6 @@
 
 namespace tune::cli {
 namespace {
-
-// 3: rows in the table's JSON form; each search's strategies and stop cause; 4: rows of table schema 4 (speed-up at
-// one batch, rate edges), each search's rate edge; 5: the screen's verdicts (screening); 6: each search's
-// learning-rate horizon (lr_horizon_steps) and the job it was chosen for (job_steps); 7: rows of table schema 7
-// (budget, screened-out rows), each search's wanted horizon (lr_horizon_wanted: more than lr_horizon_steps when cut)
-constexpr int kSearchJsonSchemaVersion = 7;
-
-void print_outcomes(std::ostream& out, const SearchSummary& summary) {
-  for (const auto& e : summary.screening) out << "- screen: " << e.backend << " " << e.precision << ": " << e.reason << "\n";
-  for (const auto& b : summary.backends) {
-    out << "- " << b.backend << " " << b.precision << ": ";
-    if (!b.failure.empty()) out << "no result: " << b.failure;
-    else out << "batch ramp ended (" << b.ramp_stop << "); learning rates: " << b.lr_stop;
-    out << "; " << b.trials_run << " trials run, " << b.trials_reused << " reused from the store\n";
-  }
-}
-
-// The objective in force, with the time-to-loss target when there is one.
-std::string describe_objective(const SearchSummary& summary) {
-  if (summary.objective != "time-to-loss")
-    return "two-stage: batch size by throughput, then learning rate by loss after a fixed number of steps";
-  std::string text = "time-to-loss: the batch size and learning rate reaching the target loss in the least wall time";
-  for (const auto& b : summary.backends)
-    if (b.time_to_loss) {
-      const auto& t = *b.time_to_loss;
-      text += strf("\n- %s %s: target loss %.4f (%s)", b.backend.c_str(), b.precision.c_str(), t.target_loss,
-                   t.target_source.c_str());
-      if (t.best)
-        text += strf("; best: batch %d, lr %.2e reaches it in %d steps, %.2f s", t.best->candidate.batch_size,
-                     t.best->candidate.learning_rate, t.best->steps_to_target, t.best->seconds_to_target);
-    }
-  return text;
-}
-
-// Per backend: the strategies, what the search spent and why it ended; with time-to-loss every trial's time.
-nlohmann::json searches_json(const SearchSummary& summary, const SearchSettings& settings) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& b : summary.backends) {
-    nlohmann::json entry{{"backend", b.backend}, {"precision", b.precision}, {"study_id", b.study_id},
-                         {"batch_tuner", settings.batch_tuner}, {"lr_tuner", settings.lr_tuner},
-                         {"trials_run", b.trials_run}, {"trials_reused", b.trials_reused},
-                         {"trial_seconds", b.trial_seconds}, {"ramp_stop", b.ramp_stop}, {"lr_stop", b.lr_stop},
-                         {"failure", b.failure}, {"lr_horizon_steps", b.lr_horizon_steps},
-                         {"lr_horizon_wanted", b.lr_horizon_wanted},
-                         {"job_steps", b.job_steps}};
-    if (b.best) {
-      entry["batch_limit"] = to_string(b.best->stop.batch_limit);
-      entry["lr_stop_cause"] = to_string(b.best->stop.lr_cause);
-      entry["lr_edge"] = to_string(b.best->stop.lr_edge);
-    }
-    if (b.time_to_loss) entry["time_to_loss"] = time_to_loss_json(*b.time_to_loss);
-    list.push_back(entry);
-  }
-  return list;
-}
-
-// Each screened pair: its samples/s at the screening batch (0 when its trial failed), kept or not, and why.
-nlohmann::json screening_json(const SearchSummary& summary) {
-  nlohmann::json list = nlohmann::json::array();
-  for (const auto& e : summary.screening)
-    list.push_back({{"backend", e.backend}, {"precision", e.precision}, {"status", to_string(e.result.status)},
-                    {"batch_size", e.batch_size},
-                    {"samples_per_second", e.result.samples_per_second}, {"kept", e.kept}, {"reason", e.reason}});
-  return list;
-}
 
 // --tuner picks the strategy of every stage it serves; its options go to that strategy.
 SearchSettings with_tuner_flags(const po::variables_map& vm, SearchSettings settings) {
@@ -221,41 +156,12 @@ void check_weights(const SearchRequest& request) {
   build_model_with_weights(request.model, request.seed, request.weights_dir, request.attention);
 }
 
-// For --job-steps N or --job-hours H: compile or stay native, per precision row.
-void print_job_recommendation(const po::variables_map& vm, const TableRow& row) {
-  const BackendResult* compiled = row.compiled_result();
-  if (!row.native_result() || !compiled) return;
-  const std::string where = " (" + row.precision + ")";
-  if (vm.count("job-steps"))
-    std::cout << "- for a " << vm["job-steps"].as<double>() << "-step job" << where << ": "
-              << recommend_for_job(row.amortization, vm["job-steps"].as<double>(), compiled->best.batch_size) << "\n";
-  if (vm.count("job-hours")) {
-    const double hours = vm["job-hours"].as<double>();
-    const double steps = hours * 3600 * compiled->best.samples_per_second / compiled->best.batch_size;
-    std::cout << "- for a " << hours << "-hour job" << where << ": "
-              << recommend_for_job(row.amortization, steps, compiled->best.batch_size) << "\n";
-  }
-}
-
+// The search's report (report/search_reporters.h): markdown, or JSON with --json.
 void print_result(const po::variables_map& vm, const SearchRequest& request, const SearchSettings& settings,
                   const SearchSummary& summary, const TestedModelsTable& table) {
-  if (vm["json"].as<bool>()) {
-    const nlohmann::json json{{"schema", "tune-search"}, {"schema_version", kSearchJsonSchemaVersion},
-                              {"rows", table_rows_json(table)}, {"budget_seconds", summary.budget_seconds},
-                              {"elapsed_seconds", summary.elapsed_seconds}, {"objective", summary.objective},
-                              {"searches", searches_json(summary, settings)},
-                              {"screening", screening_json(summary)}};
-    std::cout << json.dump(2) << "\n";
-    return;
-  }
-  std::cout << "\n## tune: " << request.model.name << " on " << request.instance.name << " (searched in "
-            << format_duration(summary.elapsed_seconds) << " of a " << format_duration(summary.budget_seconds)
-            << " budget)\n\n";
-  std::cout << "objective: " << describe_objective(summary) << "\n\n";
-  write_markdown_rows(std::cout, table);
-  std::cout << "\n";
-  print_outcomes(std::cout, summary);
-  for (const auto& row : table.rows) print_job_recommendation(vm, row);
+  const SearchReport report{request.model.name, request.instance.name, settings.batch_tuner, settings.lr_tuner,
+                            summary, table, request.job};
+  make_search_reporter(vm["json"].as<bool>() ? "json" : "md")->write(std::cout, report);
 }
 
 // The studies of the rows this search answers: its own, and every other backend's study of the same model,

@@ -14,7 +14,7 @@
 #include <stdexcept>
 #include <thread>
 
-#include "report/table_writer.h"
+#include "report/table_reporters.h"
 #include "report/tested_models_table.h"
 #include "store/database.h"
 #include "util/duration.h"
@@ -117,7 +117,7 @@ void write_sweep_table(const SweepSpec& spec, std::ostream& out) {
   const Database store(spec.store);
   const std::string path = spec.state_dir + "/table.md";
   std::ofstream file(path);
-  make_table_writer("md")->write(file, gather_tested_models(store, spec.store));
+  make_table_markdown_reporter()->write(file, gather_tested_models(store, spec.store));
   out << "tune sweep: table of " << spec.store << " written to " << path << "\n";
 }
 

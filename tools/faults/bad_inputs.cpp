@@ -31,10 +31,6 @@ std::string error_line(const std::string& output) {
 
 }  // namespace
 
-bool BadInputRow::ok() const {
-  return exit_code == 2 && message.find(quoted) != std::string::npos && !store_written;
-}
-
 std::vector<BadInputRow> try_bad_inputs(const std::string& tune, const fs::path& work) {
   const fs::path dir = work / "bad-inputs";
   const auto settings = [&](const std::string& name, const std::string& text) { return write_file(dir / name, text); };

@@ -14,7 +14,8 @@ struct BadInputRow {
   int exit_code = -1;
   std::string message;  // tune's error line
   bool store_written = false;
-  bool ok() const;      // exit 2, the value quoted, nothing written
+  bool value_quoted() const { return message.find(quoted) != std::string::npos; }
+  bool ok() const { return exit_code == 2 && value_quoted() && !store_written; }  // exit 2, quoted, nothing written
 };
 
 std::vector<BadInputRow> try_bad_inputs(const std::string& tune, const std::filesystem::path& work);

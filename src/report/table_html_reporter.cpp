@@ -1,4 +1,4 @@
-// HTML writer of the tested-models table: one self-contained page (inline CSS, inline SVG charts, a few
+// HTML reporter of the tested-models table: one self-contained page (inline CSS, inline SVG charts, a few
 // lines of inline script, a CSP that forbids any fetch) with the table and three charts per row.
 #include <algorithm>
 #include <cmath>
@@ -8,7 +8,7 @@
 #include "report/svg_chart.h"
 #include "trial/backend_label.h"
 #include "report/table_cells.h"
-#include "report/table_writer.h"
+#include "report/table_reporters.h"
 #include "util/duration.h"
 #include "util/table_format.h"
 
@@ -222,8 +222,9 @@ void write_row_section(std::ostream& out, const TableRow& row, size_t index, boo
       << throughput_chart(row) << "\n" << loss_chart(row) << "\n" << amortization_chart(row) << "\n</div></section>\n";
 }
 
-class HtmlTableWriter : public TableWriter {
+class HtmlTableReporter : public TableReporter {
  public:
+  std::string format() const override { return "html"; }
   void write(std::ostream& out, const TestedModelsTable& table) const override {
     out << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
         << "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; style-src 'unsafe-inline'; "
@@ -242,6 +243,6 @@ class HtmlTableWriter : public TableWriter {
 
 }  // namespace
 
-std::unique_ptr<TableWriter> make_html_table_writer() { return std::make_unique<HtmlTableWriter>(); }
+std::unique_ptr<TableReporter> make_table_html_reporter() { return std::make_unique<HtmlTableReporter>(); }
 
 }  // namespace tune

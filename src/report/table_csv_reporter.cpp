@@ -1,6 +1,6 @@
-// CSV writer of the tested-models table (RFC 4180 quoting: a field with a comma, quote or line break is quoted,
+// CSV reporter of the tested-models table (RFC 4180 quoting: a field with a comma, quote or line break is quoted,
 // quotes doubled). One flat line per row, plain numbers and units in the column names, for spreadsheets.
-#include "report/table_writer.h"
+#include "report/table_reporters.h"
 #include "util/table_format.h"
 
 namespace tune {
@@ -74,8 +74,9 @@ void write_line(std::ostream& out, const std::vector<std::string>& values) {
   out << "\n";
 }
 
-class CsvTableWriter : public TableWriter {
+class CsvTableReporter : public TableReporter {
  public:
+  std::string format() const override { return "csv"; }
   void write(std::ostream& out, const TestedModelsTable& table) const override {
     write_line(out, header());
     for (const auto& row : table.rows) write_line(out, fields(row));
@@ -84,6 +85,6 @@ class CsvTableWriter : public TableWriter {
 
 }  // namespace
 
-std::unique_ptr<TableWriter> make_csv_table_writer() { return std::make_unique<CsvTableWriter>(); }
+std::unique_ptr<TableReporter> make_table_csv_reporter() { return std::make_unique<CsvTableReporter>(); }
 
 }  // namespace tune

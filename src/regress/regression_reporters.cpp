@@ -1,6 +1,8 @@
-// Markdown and JSON renderings of a regression report. Changes are shown as signed percentages with their
+// The markdown and JSON reporters of a regression report. Changes are shown as signed percentages with their
 // interval, so a reader sees at once whether a change is both large and certain.
-#include "regress/report_writer.h"
+#include "regress/regression_reporters.h"
+
+#include <nlohmann/json.hpp>
 
 #include "util/table_format.h"
 
@@ -48,9 +50,7 @@ void write_header(std::ostream& out, const RegressionReport& r) {
                                c.native_backend.c_str()));
 }
 
-}  // namespace
-
-void write_regression_markdown(std::ostream& out, const RegressionReport& report) {
+void write_markdown(std::ostream& out, const RegressionReport& report) {
   write_header(out, report);
   std::vector<std::vector<std::string>> rows;
   for (const auto& l : report.lines)
@@ -70,7 +70,7 @@ void write_regression_markdown(std::ostream& out, const RegressionReport& report
          "informative on another instance. Loss is after the same seeded steps.\n";
 }
 
-nlohmann::json regression_report_json(const RegressionReport& report, const RegressionRun& current) {
+nlohmann::json report_json(const RegressionReport& report, const RegressionRun& current) {
   nlohmann::json metrics = nlohmann::json::array();
   for (const auto& l : report.lines) {
     nlohmann::json m{{"model", l.model}, {"backend", l.backend}, {"metric", l.metric}, {"reference", l.reference},
@@ -93,6 +93,30 @@ nlohmann::json regression_report_json(const RegressionReport& report, const Regr
           {"metrics", metrics},
           {"problems", report.problems},
           {"current", current}};
+}
+
+class RegressionMarkdownReporter : public Reporter<RegressionOutcome> {
+ public:
+  std::string format() const override { return "md"; }
+  void write(std::ostream& out, const RegressionOutcome& o) const override { write_markdown(out, o.report); }
+};
+
+class RegressionJsonReporter : public Reporter<RegressionOutcome> {
+ public:
+  std::string format() const override { return "json"; }
+  void write(std::ostream& out, const RegressionOutcome& o) const override {
+    out << report_json(o.report, o.current).dump(2) << "\n";
+  }
+};
+
+}  // namespace
+
+ReporterList<RegressionOutcome> regression_reporters() {
+  return reporter_list<RegressionOutcome, RegressionMarkdownReporter, RegressionJsonReporter>();
+}
+
+std::unique_ptr<Reporter<RegressionOutcome>> make_regression_reporter(const std::string& format) {
+  return pick_reporter("regression report", format, regression_reporters());
 }
 
 }  // namespace tune

@@ -1,8 +1,8 @@
-// JSON writer of the tested-models table (schema kTableJsonSchemaVersion): every backend of every row
+// JSON reporter of the tested-models table (schema kTableJsonSchemaVersion): every backend of every row
 // with its best config, what stopped its batch search, and the trial curves the HTML page draws.
 #include <nlohmann/json.hpp>
 
-#include "report/table_writer.h"
+#include "report/table_reporters.h"
 
 namespace tune {
 namespace {
@@ -80,8 +80,9 @@ nlohmann::json row_json(const TableRow& row) {
           {"last_trial_at", row.last_trial_at}};
 }
 
-class JsonTableWriter : public TableWriter {
+class JsonTableReporter : public TableReporter {
  public:
+  std::string format() const override { return "json"; }
   void write(std::ostream& out, const TestedModelsTable& table) const override {
     const nlohmann::json doc{{"schema", "tune-tested-models"}, {"schema_version", kTableJsonSchemaVersion},
                              {"source", table.source}, {"rows", table_rows_json(table)}};
@@ -97,6 +98,6 @@ nlohmann::json table_rows_json(const TestedModelsTable& table) {
   return rows;
 }
 
-std::unique_ptr<TableWriter> make_json_table_writer() { return std::make_unique<JsonTableWriter>(); }
+std::unique_ptr<TableReporter> make_table_json_reporter() { return std::make_unique<JsonTableReporter>(); }
 
 }  // namespace tune
