@@ -10,6 +10,7 @@
 #include "compile/eager_step.h"
 #include "data/mlm_batcher.h"
 #include "family_checks.h"
+#include "trial/step_factory.h"
 #include "trial/trial_runner.h"
 
 using namespace tune;

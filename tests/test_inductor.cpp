@@ -1,6 +1,7 @@
 // The Python-worker backends end to end: inductor (torch.compile of HF's module) and the hf-eager reference.
 // A bert-tiny throughput trial, losses equal to libtorch eager's on the same weights and batches, failures
-// with their stage, and a search over eager and inductor. Label "inductor": each compile takes 30 s to minutes.
+// with their stage, a search over eager and inductor, and the backend contract of every Python-worker backend
+// (tests/backend_contract.h). Label "inductor": each compile takes 30 s to minutes.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <fstream>
 #include <regex>
 
+#include "backend_contract.h"
 #include "cli_run.h"
 #include "family_checks.h"
 #include "test_helpers.h"
@@ -19,27 +21,11 @@
 
 using namespace tune;
 using tune::testing::temp_dir;
+using tune::testing::tiny_spec;
 using tune::testing::write_file;
 namespace fs = std::filesystem;
 
 namespace {
-
-TrialSpec tiny_spec(const std::string& model, const std::string& backend) {
-  TrialSpec s;
-  s.model = resolve_model(model);
-  s.step.backend = backend;
-  s.seq_len = 32;
-  s.batch_size = 4;
-  s.learning_rate = 1e-3;
-  s.seed = 3;
-  s.threads = 2;
-  s.measure.warmup_steps = 2;
-  s.measure.min_measure_steps = 3;
-  s.measure.max_measure_steps = 8;
-  s.measure.measure_seconds = 5;
-  s.timeout_seconds = 1200;
-  return s;
-}
 
 std::string file_text(const fs::path& path) {
   std::ifstream in(path);
@@ -176,3 +162,12 @@ TEST(InductorSearch, EagerAndInductorEndToEnd) {
   const std::regex done(R"(- inductor fp32: batch ramp ended .*; 2 trials run)");
   EXPECT_TRUE(std::regex_search(out, done)) << out;
 }
+
+// Every registered Python-worker backend's tiny trial, on each device of this machine it runs on.
+class BackendContract : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(BackendContract, TinyTrialEndsOkOnEachDeviceItRunsOn) { tune::testing::expect_backend_contract(GetParam()); }
+
+INSTANTIATE_TEST_SUITE_P(PythonWorker, BackendContract,
+                         ::testing::ValuesIn(backend_names(BackendRoute::python_worker)),
+                         tune::testing::case_name);

@@ -8,7 +8,7 @@
 #include <cstdio>
 
 #include "regress/run.h"
-#include "trial/backend_label.h"
+#include "trial/backend_registry.h"
 #include "trial/paired_trial.h"
 #include "trial/trial_runner.h"
 

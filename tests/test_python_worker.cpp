@@ -1,15 +1,17 @@
 // The Python worker's protocol, both sides at once and without torch: the trial's C++ side (the worker process,
 // the measurement protocol, the result's fields) against the worker's real serve() loop with a scripted session,
-// and every way a worker can fail; also the backend labels and the trial keys their knobs keep.
+// and every way a worker can fail; also the backend labels, the trial keys their knobs keep, and the worker's list
+// of backends against the registry.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
 
 #include "cli_run.h"
 #include "test_helpers.h"
-#include "trial/backend_label.h"
+#include "trial/backend_registry.h"
 #include "trial/lr_schedule.h"
 #include "trial/python_trial.h"
+#include "util/join.h"
 #include "util/paths.h"
 
 using namespace tune;
@@ -101,6 +103,17 @@ TEST(BackendLabel, InductorSuffixesSetTheCompileKnobs) {
   const std::string error = tune::testing::error_of([] { check_backend_label("inductor:fastest"); });
   EXPECT_NE(error.find("'inductor:fastest'"), std::string::npos) << error;
   EXPECT_NE(error.find("inductor:reduce-overhead"), std::string::npos) << error;
+}
+
+// The worker's own list of what it runs (BACKENDS in python_worker.py) is the registry's Python-worker entries.
+TEST(PythonWorkerBackends, TheWorkersBackendsAreTheRegistrysPythonWorkerEntries) {
+  const std::string command = python_executable() + " -c 'import sys; sys.path.insert(0, sys.argv[1]); "
+                              "import python_worker as w; print(\" \".join(w.BACKENDS))' " + tune_home() +
+                              "/src/trial 2>&1";
+  const auto [exit_code, output] = tune::testing::run_command(command);
+  ASSERT_EQ(exit_code, 0) << output;
+  EXPECT_EQ(output, join(backend_names(BackendRoute::python_worker), " ") + "\n") << "BACKENDS in src/trial/python_worker.py and the registry's entries with "
+                                          "the Python-worker route (src/trial/backend_registry.cpp) must agree";
 }
 
 TEST(BackendLabel, DefaultCompileKnobsKeepOldTrialKeys) {

@@ -15,6 +15,7 @@
 #include "data/mlm_batcher.h"
 #include "family_checks.h"
 #include "test_helpers.h"
+#include "trial/step_factory.h"
 
 using namespace tune;
 

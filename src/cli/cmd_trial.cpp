@@ -9,9 +9,10 @@
 #include "cli/options.h"
 #include "engine/screening.h"
 #include "instance/instance.h"
-#include "trial/backend_label.h"
+#include "trial/backend_registry.h"
 #include "trial/fault_injection.h"
 #include "trial/trial_runner.h"
+#include "util/join.h"
 #include "util/json_numbers.h"
 
 namespace tune::cli {
@@ -76,14 +77,15 @@ int run_trial(int argc, char** argv) {
   desc.add_options()
       ("spec", po::value<std::string>(), "trial spec JSON (as written in a trial folder)")
       ("model", po::value<std::string>(), "without --spec: the model (tested name or YAML path)")
-      ("backend", po::value<std::string>()->default_value("eager"),
-       "without --spec: eager, jit, cuda-graph, hf-eager, inductor[:MODE][:dynamic]")
+      ("backend", po::value<std::string>()->default_value(kNativeBackend),
+       ("without --spec: " + backend_label_forms()).c_str())
       ("precision", po::value<std::string>()->default_value("fp32"), "without --spec: fp32, bf16 or fp16")
       ("batch-size", po::value<int>()->default_value(1), "without --spec: batch size")
       ("lr", po::value<double>()->default_value(1e-4), "without --spec: learning rate")
       ("steps", po::value<int>(), "without --spec: train this many steps (else a throughput trial)")
       ("out", po::value<std::string>()->default_value("-"), "result JSON file ('-': standard output)")
-      ("dir", po::value<std::string>(), "inductor, hf-eager: the folder for the worker's files (default: the --out file's)");
+      ("dir", po::value<std::string>(), (join(backend_names(BackendRoute::python_worker)) +
+                                         ": the folder for the worker's files (default: the --out file's)").c_str());
   desc.add(training_flags());  // without --spec
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc, vm, "tune trial (--spec FILE | --model NAME [options]) [--out FILE]")) return 0;

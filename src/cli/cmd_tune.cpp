@@ -17,7 +17,7 @@
 #include "instance/torch_instance.h"
 #include "models/model_factory.h"
 #include "report/search_reporters.h"
-#include "trial/backend_label.h"
+#include "trial/backend_registry.h"
 #include "trial/trial_process.h"
 #include "tuners/tuner_registry.h"
 #include "util/duration.h"
@@ -65,7 +65,7 @@ po::options_description tune_options() {
       ("instance", po::value<std::string>()->default_value("auto"), "instance profile (configs/instances) or auto")
       ("db", po::value<std::string>()->default_value(default_database_path()), "SQLite database")
       ("budget", po::value<std::string>(), "wall-clock budget, e.g. 20m (default: configs/search.yaml)")
-      ("backends", po::value<std::string>()->default_value("auto"), "comma-separated: eager, jit, cuda-graph, inductor[:MODE][:dynamic], hf-eager; auto: the instance's compilers, screened first")
+      ("backends", po::value<std::string>()->default_value("auto"), ("comma-separated: " + backend_label_forms() + "; auto: the instance's compilers, screened first").c_str())
       ("precisions", po::value<std::string>()->default_value("auto"), "comma-separated: fp32, bf16, fp16; auto: those the hardware runs fast, screened first")
       ("settings", po::value<std::string>()->default_value(default_search_settings_path()), "search settings YAML")
       ("job-steps", po::value<double>(), "planned job length in steps: rates are ranked after a tenth of it (at least lr_train_steps); recommend compiling or not")

@@ -21,7 +21,8 @@ class CudaGraphStep : public TrainStep {
   // repeat one bias correction forever). Throws std::invalid_argument for an unknown precision or optimizer.
   CudaGraphStep(TrainableModel model, const StepOptions& options);
   ~CudaGraphStep() override;
-  std::string backend() const override { return "cuda-graph"; }
+  static constexpr const char* kName = "cuda-graph";  // its entry in trial/backend_registry.cpp
+  std::string backend() const override { return kName; }
   // Warms up and captures the step for batches shaped like `example`; parameters and optimizer state are
   // restored afterwards, so warm-up steps do not count. CompileError("capture") off CUDA or if capture fails.
   CompileReport prepare(const Batch& example) override;

@@ -11,7 +11,8 @@ class EagerStep : public TrainStep {
  public:
   // Throws std::invalid_argument for an unknown options.precision or options.optimizer.
   EagerStep(TrainableModel model, const StepOptions& options);
-  std::string backend() const override { return "eager"; }
+  static constexpr const char* kName = "eager";  // its entry in trial/backend_registry.cpp
+  std::string backend() const override { return kName; }
   CompileReport prepare(const Batch& example) override;
   torch::Tensor step(const Batch& batch) override;
   void set_learning_rate(double learning_rate) override { update_.set_learning_rate(learning_rate); }

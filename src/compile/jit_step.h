@@ -14,7 +14,8 @@ class JitStep : public TrainStep {
  public:
   // Throws std::invalid_argument for an unknown options.precision or options.optimizer.
   JitStep(TrainableModel model, const StepOptions& options);
-  std::string backend() const override { return "jit"; }
+  static constexpr const char* kName = "jit";  // its entry in trial/backend_registry.cpp
+  std::string backend() const override { return kName; }
   // Traces the loss for this batch shape (under autocast for bf16/fp16, so the casts are in the graph).
   // A later batch of another shape is a recompile.
   CompileReport prepare(const Batch& example) override;

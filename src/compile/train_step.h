@@ -28,6 +28,7 @@ struct CompileError : std::runtime_error {
 class TrainStep {
  public:
   virtual ~TrainStep() = default;
+  // The registry's name of the backend (trial/backend_registry.h); each class keeps it as its kName.
   virtual std::string backend() const = 0;
   // Compiles for batches shaped like `example`. Throws CompileError.
   virtual CompileReport prepare(const Batch& example) = 0;
@@ -47,9 +48,5 @@ struct StepOptions {
   std::string optimizer = "adamw";  // adamw | fused
   bool scheduled_rate = false;      // the rate changes between steps (set_learning_rate): kept where a graph reads it
 };
-
-// Backends by name: "eager", "jit", "cuda-graph". Throws std::invalid_argument quoting an unknown name (or an
-// unknown precision / optimizer in `options`). The optimizer is make_optimizer's (compile/optimizer_step.h).
-std::unique_ptr<TrainStep> make_train_step(const std::string& backend, TrainableModel model, const StepOptions& options);
 
 }  // namespace tune

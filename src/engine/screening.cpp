@@ -5,7 +5,7 @@
 
 #include <algorithm>
 
-#include "trial/backend_label.h"
+#include "trial/backend_registry.h"
 #include "util/table_format.h"
 
 namespace tune {
@@ -18,11 +18,7 @@ std::vector<std::string> default_precisions(const Instance& instance) {
   return out;
 }
 
-std::vector<std::string> default_backends(const Instance& instance) {
-  std::vector<std::string> out{kNativeBackend, "jit", "inductor"};
-  if (instance.device != "cpu") out.push_back("cuda-graph");
-  return out;
-}
+std::vector<std::string> default_backends(const Instance& instance) { return default_backends_on(instance.device); }
 
 std::string default_optimizer(const Instance& instance) {
   return is_cuda_device(instance.device) ? "fused" : "adamw";

@@ -14,8 +14,9 @@ namespace tune {
 // on a GPU. A precision the hardware only emulates cannot win, so it is not tried.
 std::vector<std::string> default_precisions(const Instance& instance);
 
-// eager (native), jit, inductor (torch.compile: the compiler users run; needs the Python worker), and on a
-// GPU cuda-graph. One that cannot run here fails its screening trial and is dropped with the reason.
+// The registry's default coverage on the instance's device (trial/backend_registry.h): eager (native), jit,
+// inductor (torch.compile: the compiler users run; needs the Python worker), and on a GPU cuda-graph. One that
+// cannot run here fails its screening trial and is dropped with the reason.
 std::vector<std::string> default_backends(const Instance& instance);
 
 // The optimizer `--optimizer auto` means: on a GPU "fused" (one kernel, state on the device), since torch's AdamW

@@ -13,7 +13,7 @@
 #include "models/model_flops.h"
 #include "stats/statistics.h"
 #include "store/trial_lock.h"
-#include "trial/backend_label.h"
+#include "trial/backend_registry.h"
 #include "tuners/batch_scaling.h"
 #include "tuners/tuner_registry.h"
 #include "util/duration.h"

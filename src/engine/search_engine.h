@@ -25,7 +25,7 @@ struct SearchRequest {
   ModelConfig model;
   Instance instance;
   std::string libtorch_version;
-  std::vector<std::string> backends{"eager", "jit"};
+  std::vector<std::string> backends;            // labels (trial/backend_registry.h): --backends or its default
   std::vector<std::string> precisions{"fp32"};  // each backend is searched at each precision
   // Screen first (engine/screening.h): time every backend x precision at one batch and search only those that
   // can win. The default coverage sets it; a list the user names is searched as named.

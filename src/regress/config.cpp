@@ -8,7 +8,7 @@
 #include <filesystem>
 #include <stdexcept>
 
-#include "trial/backend_label.h"
+#include "trial/backend_registry.h"
 #include "util/paths.h"
 #include "util/yaml_fields.h"
 

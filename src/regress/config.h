@@ -6,6 +6,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "trial/backend_registry.h"
+
 namespace tune {
 
 struct RegressionThresholds {
@@ -17,8 +19,8 @@ struct RegressionThresholds {
 
 struct RegressionConfig {
   std::vector<std::string> models;
-  std::string native_backend = "eager";
-  std::vector<std::string> compiled_backends{"jit"};
+  std::string native_backend = kNativeBackend;
+  std::vector<std::string> compiled_backends = in_process_compilers_on("cpu");  // what a paired trial runs on a CPU
   std::string precision = "fp32";
   int seq_len = 32;
   int batch_size = 8;

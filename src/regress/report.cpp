@@ -12,7 +12,7 @@
 
 #include "stats/shift_test.h"
 #include "stats/statistics.h"
-#include "trial/backend_label.h"
+#include "trial/backend_registry.h"
 #include "util/table_format.h"
 
 namespace tune {

@@ -7,7 +7,7 @@
 
 #include "regress/run.h"
 #include "stats/statistics.h"
-#include "trial/backend_label.h"
+#include "trial/backend_registry.h"
 
 namespace tune {
 

@@ -6,7 +6,7 @@
 
 #include "instance/instance.h"
 #include "report/svg_chart.h"
-#include "trial/backend_label.h"
+#include "trial/backend_registry.h"
 #include "report/table_cells.h"
 #include "report/table_reporters.h"
 #include "util/duration.h"

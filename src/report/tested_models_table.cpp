@@ -7,7 +7,7 @@
 #include <map>
 #include <tuple>
 
-#include "trial/backend_label.h"
+#include "trial/backend_registry.h"
 #include "util/table_format.h"
 
 namespace tune {
@@ -144,9 +144,6 @@ TableRow start_row(const StudyKey& k) {
   return row;
 }
 
-// hf-eager (Hugging Face's module run eagerly in Python) is a reference row: neither native nor compiled.
-bool is_compiled(const std::string& backend) { return backend != kNativeBackend && backend != "hf-eager"; }
-
 const BatchPoint* ran_ok(const BackendResult& r, int batch) {
   for (const auto& p : r.batch_curve)
     if (p.batch_size == batch && p.status == TrialStatus::ok && p.samples_per_second > 0) return &p;
@@ -188,7 +185,7 @@ void finish_row(TableRow& row) {
   for (size_t i = 0; i < row.backends.size(); ++i) {
     const BackendResult& b = row.backends[i];
     if (b.backend == kNativeBackend) row.native = i;
-    else if (is_compiled(b.backend) && (!row.compiled || rank(i) > rank(*row.compiled)))
+    else if (is_compiler(b.backend) && (!row.compiled || rank(i) > rank(*row.compiled)))  // not hf-eager's row
       row.compiled = i;
   }
   if (row.native && row.compiled) compare_at_equal_batch(row);

@@ -5,7 +5,7 @@
 
 #include "compile/train_step.h"
 #include "common/model_config.h"
-#include "trial/backend_label.h"
+#include "trial/backend_registry.h"
 
 namespace tune {
 

@@ -21,9 +21,16 @@ import time
 import traceback
 import warnings
 
-COMPILE_MODES = ("default", "max-autotune-no-cudagraphs", "reduce-overhead", "max-autotune")
+# The backends this worker runs: the registry's entries with the Python-worker route (src/trial/backend_registry.cpp;
+# PythonWorkerBackends.* checks the two agree), and whether each puts HF's module under torch.compile.
+BACKENDS = {"inductor": {"torch_compile": True}, "hf-eager": {"torch_compile": False}}
 HF_ATTENTION = {"math": "eager", "sdpa": "sdpa"}
 PROTOCOL = 1  # kWorkerProtocol in src/trial/python_trial.h
+
+
+def compiles(spec):
+    """Whether the spec's backend compiles HF's module with torch.compile (its Inductor cache, compile account)."""
+    return BACKENDS[spec["backend"]]["torch_compile"]
 
 
 class TrialFailure(Exception):
@@ -164,7 +171,7 @@ class TrainStep:
         self.scaler = torch.amp.GradScaler(self.device_type) if spec["precision"] == "fp16" else None
         self.forward, self.update = module, self.optimizer.step
         self.optimizer_compiled = False
-        if spec["backend"] == "inductor":
+        if compiles(spec):
             self.compile(module, spec, fused)
 
     def compile(self, module, spec, fused):
@@ -289,7 +296,7 @@ def counted(messages):
 def compile_account(torch, transformers, spec, step, result, cache_state, frames_after_first_step):
     """compile_info and compile_parts for the result: what was compiled, its phases, graphs, breaks, recompiles."""
     versions = "torch %s, transformers %s" % (torch.__version__, transformers.__version__)
-    if spec["backend"] != "inductor":
+    if not compiles(spec):
         return "Hugging Face %s eager in Python (no compile); %s" % (spec["model"]["hf_class"], versions)
     from torch._dynamo.utils import counters
     totals, frames = compile_timers()
@@ -344,11 +351,12 @@ class Session:
 
     def start(self, batches_path, work_dir):
         spec = self.spec
-        if spec.get("backend") not in ("inductor", "hf-eager"):
-            raise TrialFailure("invalid", "setup", "backend '%s': expected inductor or hf-eager" % spec.get("backend"))
+        if spec.get("backend") not in BACKENDS:
+            raise TrialFailure("invalid", "setup",
+                               "backend '%s': expected %s" % (spec.get("backend"), " or ".join(BACKENDS)))
         if spec["threads"] > 0:
             os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = str(spec["threads"])  # compile on the trial's cores
-        if spec["backend"] == "inductor":
+        if compiles(spec):
             self.cache, self.cache_state, self.cold = prepare_inductor_cache(work_dir)
         self.torch, self.transformers = import_torch_stack()
         set_threads(self.torch, spec["threads"])

@@ -15,11 +15,12 @@
 #include "trial/lr_schedule.h"
 #include "models/model_factory.h"
 #include "models/model_flops.h"
-#include "trial/backend_label.h"
+#include "trial/backend_registry.h"
 #include "trial/batch_dump.h"
 #include "trial/device_memory.h"
 #include "trial/paired_trial.h"
 #include "trial/python_trial.h"
+#include "trial/step_factory.h"
 #include "trial/step_loop.h"
 #include "trial/warning_capture.h"
 #include "util/table_format.h"
@@ -54,13 +55,22 @@ std::unique_ptr<TrainStep> build_trial_step(const TrialSpec& spec, TrialResult& 
   return step;
 }
 
+namespace {
+
+// The trial's log names the backend that built the step, whichever route ran it.
+void log_compiled_step(const std::string& backend, double seconds, const std::string& info) {
+  std::fprintf(stderr, "tune: compiled training step (backend=%s) in %.2f s: %s\n", backend.c_str(), seconds,
+               info.c_str());
+}
+
+}  // namespace
+
 bool prepare_trial_step(const TrialSpec& spec, TrainStep& step, const Batch& example, TrialResult& r) {
   try {
     const CompileReport report = step.prepare(example);
     r.compile_seconds = report.seconds;
     r.compile_info = report.info;
-    std::fprintf(stderr, "tune: compiled training step (backend=%s) in %.2f s: %s\n", spec.step.backend.c_str(),
-                 report.seconds, report.info.c_str());
+    log_compiled_step(step.backend(), report.seconds, report.info);  // the step's own name: its factory's entry
     return true;
   } catch (const CompileError& e) {
     r = failed_result(TrialStatus::compile_error, e.stage, e.what());
@@ -147,6 +157,7 @@ TrialResult run_worker_trial_body(const TrialSpec& spec, const std::string& work
   }
   TrialResult r = run_python_worker_trial(spec, copy.path.string(), work_dir);
   r.flops_per_step = trial_flops_per_step(spec, batches.front());
+  if (r.ok()) log_compiled_step(spec.step.backend, r.compile_seconds, r.compile_info);  // compiled inside its steps
   return r;
 }
 

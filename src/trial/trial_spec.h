@@ -10,6 +10,7 @@
 
 #include "data/data_settings.h"
 #include "common/model_config.h"
+#include "trial/backend_registry.h"
 
 namespace tune {
 
@@ -22,12 +23,12 @@ TrialPurpose parse_trial_purpose(const std::string& text);
 
 // The training step: which backend builds it, where, in what precision, and the compile knobs.
 struct StepSettings {
-  std::string backend = "eager";      // eager | jit | cuda-graph (CUDA only) | inductor | hf-eager (trial/backend_label.h)
+  std::string backend = kNativeBackend;  // a registered backend's name (trial/backend_registry.h)
   std::string device = "cpu";         // torch device string: cpu, cuda, cuda:1
   std::string precision = "fp32";     // fp32 | bf16 (autocast) | fp16 (autocast + gradient scaler)
   std::string attention = "math";     // math (HF eager attention) | sdpa (fused scaled_dot_product_attention)
   std::string optimizer = "adamw";    // adamw (torch::optim::AdamW) | fused (one fused AdamW kernel, step on device)
-  std::string compile_mode = "default";  // inductor: torch.compile mode (default | max-autotune-no-cudagraphs | reduce-overhead)
+  std::string compile_mode = kDefaultCompileMode;  // inductor: torch.compile mode (the registry's compile modes)
   bool dynamic_shapes = false;           // inductor: torch.compile(dynamic=True) instead of static shapes
 };
 

@@ -4,9 +4,10 @@
 
 #include <torch/torch.h>
 
-#include "compile/train_step.h"
 #include "data/mlm_batcher.h"
 #include "models/model_factory.h"
+#include "trial/backend_registry.h"
+#include "trial/step_factory.h"
 
 namespace {
 
@@ -49,17 +50,18 @@ void matmul_peak(benchmark::State& state, torch::ScalarType dtype) {
 
 std::vector<Variant> variants() {
   std::vector<Variant> out;
-  std::vector<std::string> backends{"eager", "jit"};
-  if (bench_device() == "cuda") backends.push_back("cuda-graph");
+  std::vector<std::string> backends;  // the in-process ones this device runs (cuda-graph joins on a GPU)
+  for (const auto& b : tune::registered_backends())
+    if (b.route == tune::BackendRoute::in_process && b.runs_on(bench_device())) backends.push_back(b.name);
   for (const auto& backend : backends)
     for (const char* precision : {"fp32", "bf16"}) {
       for (int batch : {8, 32}) out.push_back({"bert-tiny", backend, precision, "math", "adamw", batch});
       out.push_back({"bert-base-cased", backend, precision, "math", "adamw", 4, 5});
     }
-  out.push_back({"bert-tiny", "eager", "fp32", "sdpa", "adamw", 32});
-  out.push_back({"bert-tiny", "eager", "fp32", "math", "fused", 32});
-  out.push_back({"bert-base-cased", "eager", "fp32", "sdpa", "adamw", 4, 5});
-  out.push_back({"bert-base-cased", "eager", "fp32", "math", "fused", 4, 5});
+  out.push_back({"bert-tiny", tune::kNativeBackend, "fp32", "sdpa", "adamw", 32});
+  out.push_back({"bert-tiny", tune::kNativeBackend, "fp32", "math", "fused", 32});
+  out.push_back({"bert-base-cased", tune::kNativeBackend, "fp32", "sdpa", "adamw", 4, 5});
+  out.push_back({"bert-base-cased", tune::kNativeBackend, "fp32", "math", "fused", 4, 5});
   return out;
 }
 
