@@ -13,6 +13,7 @@
 
 #include "bert_tiny_landscape.h"
 #include "engine/search_engine.h"
+#include "engine/stage_list.h"
 #include "engine/trial_time_predictor.h"
 #include "engine/tuner_replay.h"
 #include "report/table_cells.h"
@@ -85,6 +86,80 @@ TEST_F(EngineFixture, RampStopsAtOomAndSweepPicksLowestLoss) {
   EXPECT_NE(eager.ramp_stop.find("batch 64: oom"), std::string::npos) << eager.ramp_stop;
   EXPECT_DOUBLE_EQ(eager.best->learning_rate, 3e-4);
   EXPECT_EQ(calls, 7 + 4);  // batches 1..64 and four learning rates
+}
+
+// The default list, in the order a search runs it, for each objective.
+TEST(StageList, TheDefaultListFollowsTheObjective) {
+  SearchSettings settings;
+  EXPECT_EQ(stage_names(default_stages(settings)), "screen, batch, horizon, learning-rate, seed-check");
+  settings.objective = "time-to-loss";
+  EXPECT_EQ(stage_names(default_stages(settings)), "screen, batch, time-to-loss");
+}
+
+namespace {
+
+// A pair stage of the test's own: the batch stage's best as the answer, at the ramp's rate (no rate trials).
+struct KeepTheFastestBatch : SearchStage {
+  std::string name() const override { return "keep-fastest"; }
+  StageScope scope() const override { return StageScope::pair; }
+  void run_pair(SearchRun& search, PairSearch& pair) override { pair.best = speed_config(search, pair, *pair.ramp->best); }
+};
+
+// A search-scope stage of the test's own after the pairs: sees every pair's outcome, as a confirmation stage would.
+struct CountThePairs : SearchStage {
+  explicit CountThePairs(std::vector<std::string>& seen) : seen(seen) {}
+  std::string name() const override { return "count"; }
+  StageScope scope() const override { return StageScope::search; }
+  void run_search(SearchRun& search) override {
+    for (const auto& outcome : search.summary.backends)
+      seen.push_back(outcome.backend + (outcome.best ? ":" + std::to_string(outcome.best->batch_size) : ":none"));
+  }
+  std::vector<std::string>& seen;
+};
+
+}  // namespace
+
+// A search built from a list of its own: the batch stage, a pair stage and a search stage of the test's; no
+// learning-rate trial runs, each pair's best is stored, and the last stage sees both pairs' outcomes.
+TEST_F(EngineFixture, ASearchRunsACustomStageList) {
+  Database db((dir / "t.db").string());
+  std::vector<std::string> seen;
+  StageList stages;
+  stages.push_back(make_batch_stage(settings));
+  stages.push_back(std::make_unique<KeepTheFastestBatch>());
+  stages.push_back(std::make_unique<CountThePairs>(seen));
+  std::vector<TrialPurpose> purposes;
+  SearchEngine engine(db, [&](const TrialSpec& s, const std::string&) {
+    purposes.push_back(s.purpose);
+    return simulated_trial(s);
+  }, settings, progress, std::move(stages));
+  request.backends = {"eager", "jit"};
+  const SearchSummary summary = engine.run(request, 3600);
+  EXPECT_EQ(seen, (std::vector<std::string>{"eager:32", "jit:32"}));
+  EXPECT_EQ(purposes.size(), 14u);  // batches 1..64 for each backend, nothing else
+  EXPECT_TRUE(std::all_of(purposes.begin(), purposes.end(), [](TrialPurpose p) { return p == TrialPurpose::throughput; }));
+  ASSERT_EQ(db.best_rows().size(), 2u);
+  EXPECT_DOUBLE_EQ(db.best_rows()[0].best.learning_rate, settings.ramp_learning_rate);
+  EXPECT_EQ(summary.backends[0].lr_stop, "");  // no learning-rate stage in the list
+}
+
+// The pairs run once: a list with a search-scope stage between two pair stages is a bug in tune, and stops it.
+TEST(StageListDeathTest, ASearchStageBetweenPairStagesIsRefused) {
+  SearchSettings settings;
+  std::vector<std::string> seen;
+  StageList stages;
+  stages.push_back(make_batch_stage(settings));
+  stages.push_back(std::make_unique<CountThePairs>(seen));
+  stages.push_back(std::make_unique<KeepTheFastestBatch>());
+  const auto dir = temp_dir("engine-death");
+  EXPECT_DEATH(
+      {
+        Database db((dir / "t.db").string());
+        std::ostringstream progress;
+        SearchEngine engine(db, [](const TrialSpec& s, const std::string&) { return simulated_trial(s); }, settings,
+                            progress, std::move(stages));
+      },
+      "pair stages in one run");
 }
 
 // Why each stage ended is stored with the best config, in the engine's words, as it searched: the table reads

@@ -1,6 +1,6 @@
-// The search: for each backend and precision, a batch-size stage (throughput) then a learning-rate stage (loss
-// after a fixed number of steps, or the time-to-loss ladder), each run by the one driver inside a wall-clock
-// budget, every trial committed to the store and the best config saved with why each stage ended.
+// The search: a list of stages (engine/stage_list.h) that the engine runs in order for a request inside a
+// wall-clock budget, every trial through the one driver loop and committed to the store, the best config of each
+// backend x precision saved with why each stage ended.
 #pragma once
 #include <functional>
 #include <optional>
@@ -8,16 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "common/model_config.h"
 #include "engine/job_horizon.h"
 #include "engine/screening.h"
-#include "engine/search_driver.h"
 #include "engine/search_settings.h"
 #include "instance/instance.h"
-#include "common/model_config.h"
 #include "store/database.h"
-#include "tuners/composite/rate_edge_extension.h"
 #include "tuners/composite/time_to_loss_ladder.h"
-#include "tuners/tuner_space.h"
 
 namespace tune {
 
@@ -72,48 +69,31 @@ struct SearchSummary {
 // Runs one trial and returns its result; production runs it in a child process.
 using TrialExecutor = std::function<TrialResult(const TrialSpec& spec, const std::string& trial_dir)>;
 
-// The rate one backend's learning-rate search found at its batch: the other backends of the same precision start
-// from its scaling-rule rates there (a different precision changes the numerics, so it has its own).
-struct RateReference {
-  std::string backend;
-  int batch_size = 0;
-  double learning_rate = 0;
-};
+class SearchStage;
+class SearchRun;
+struct SearchPair;
+using StageList = std::vector<std::unique_ptr<SearchStage>>;
 
 class SearchEngine {
  public:
+  // The stages of default_stages(settings) (engine/stage_list.h).
   SearchEngine(Database& db, TrialExecutor executor, SearchSettings settings, std::ostream& progress);
+  // A list of its own: search-scope stages before the first pair stage run first, the pair stages then run in
+  // order for each backend x precision, and the search-scope stages after them run last.
+  SearchEngine(Database& db, TrialExecutor executor, SearchSettings settings, std::ostream& progress,
+               StageList stages);
+  ~SearchEngine();
   SearchSummary run(const SearchRequest& request, double budget_seconds);
 
  private:
-  class Stage;
-  BackendOutcome new_outcome(const SearchRequest& request, const std::string& backend, const std::string& precision);
-  std::vector<ScreenEntry> screen(const SearchRequest& request);
-  double screen_trial_limit(double left, const std::vector<ScreenEntry>& done, size_t pairs_left, bool baseline) const;
-  BackendOutcome search_backend(const SearchRequest& request, const std::string& backend, const std::string& precision,
-                                double backend_seconds, std::optional<RateReference>& reference,
-                                const ScreenEntry* screened = nullptr);
-  DriveOutcome run_stage(Tuner& tuner, Stage& stage, bool first_trial_free);
-  void finish_two_stage(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome,
-                        std::optional<RateReference>& reference);
-  std::unique_ptr<RateEdgeExtension> rate_tuner(const SearchRequest& request, int batch_size,
-                                                const std::optional<RateReference>& reference) const;
-  void finish_time_to_loss(Stage& stage, const DriveOutcome& ramp, BackendOutcome& outcome);
-  std::string choose_horizon(Stage& stage, const ToldTrial& speed, bool transferred, BackendOutcome& outcome);
-  std::string check_second_seed(Stage& stage, const DriveOutcome& lr, BestConfig& best);
-  BestConfig best_config(const Stage& stage, const ToldTrial& speed, const DriveOutcome& ramp) const;
-  TrialSpec make_spec(const Stage& stage, const Candidate& candidate) const;
-  TunerSpace batch_space(const SearchRequest& request) const;
-  TunerSpace lr_space(const SearchRequest& request, int batch_size,
-                      const std::optional<RateReference>& reference = std::nullopt) const;
-  double elapsed() const;
+  void search_pairs(SearchRun& search) const;
+  BackendOutcome search_pair(SearchRun& search, const SearchPair& pair, double seconds) const;
 
   Database& db_;
   TrialExecutor executor_;
   SearchSettings settings_;
   std::ostream& progress_;
-  double start_ = 0;
-  double budget_ = 0;
+  StageList stages_;
 };
 
 }  // namespace tune

@@ -1,0 +1,57 @@
+// One run of the search as its stages see it: the request and settings, the store and the trial executor, the
+// clock against the budget, the pairs still to search, and what the stages found so far (the summary).
+#pragma once
+#include <map>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/search_engine.h"
+
+namespace tune {
+
+// The rate one backend's learning-rate search found at its batch: the other backends of the same precision start
+// from its scaling-rule rates there (a different precision changes the numerics, so it has its own).
+struct RateReference {
+  std::string backend;
+  int batch_size = 0;
+  double learning_rate = 0;
+};
+
+// A backend x precision to search.
+struct SearchPair {
+  std::string precision;
+  std::string backend;
+};
+
+class SearchRun {
+ public:
+  SearchRun(Database& db, const TrialExecutor& executor, const SearchSettings& settings, std::ostream& progress,
+            const SearchRequest& request, double budget_seconds);
+
+  Database& db;
+  const TrialExecutor& executor;
+  const SearchSettings& settings;
+  std::ostream& progress;
+  const SearchRequest& request;
+  const double budget;  // seconds
+
+  // Every precision x backend of the request, a precision's searches together; a stage may narrow it (the screen).
+  std::vector<SearchPair> pairs;
+  // Per precision: the first rate its learning-rate stage found (the later backends start from it).
+  std::map<std::string, std::optional<RateReference>> references;
+  SearchSummary summary;
+
+  double elapsed() const;  // seconds since the run began
+  // A new outcome of the pair, with its study (created in the store when new).
+  BackendOutcome open_study(const std::string& backend, const std::string& precision) const;
+  // The pair's screening entry, when the screen ran it (nullptr otherwise).
+  const ScreenEntry* screened(const std::string& backend, const std::string& precision) const;
+
+ private:
+  double start_;
+};
+
+}  // namespace tune
