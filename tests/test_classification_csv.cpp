@@ -15,7 +15,7 @@ using tune::testing::write_file;
 namespace {
 
 // The message of the std::invalid_argument `read` throws, or "" when it does not throw.
-std::string error_of(const std::string& path) {
+std::string csv_error(const std::string& path) {
   try {
     read_classification_csv(path);
   } catch (const std::invalid_argument& e) {
@@ -61,25 +61,25 @@ TEST(ClassificationCsv, ReadsFineFoodReviews) {
 TEST(ClassificationCsv, ErrorsNameFileLineAndColumn) {
   const auto dir = temp_dir("csv");
   const std::string missing = (dir / "nope.csv").string();
-  EXPECT_NE(error_of(missing).find(missing), std::string::npos) << error_of(missing);
+  EXPECT_NE(csv_error(missing).find(missing), std::string::npos) << csv_error(missing);
 
   const auto no_text = write_file(dir / "a.csv", "body,label\nx,1\n");
-  EXPECT_NE(error_of(no_text).find(no_text + ":1: no text column"), std::string::npos) << error_of(no_text);
-  EXPECT_NE(error_of(no_text).find("'body'"), std::string::npos) << error_of(no_text);
+  EXPECT_NE(csv_error(no_text).find(no_text + ":1: no text column"), std::string::npos) << csv_error(no_text);
+  EXPECT_NE(csv_error(no_text).find("'body'"), std::string::npos) << csv_error(no_text);
 
   const auto no_label = write_file(dir / "b.csv", "text,stars\nx,1\n");
-  EXPECT_NE(error_of(no_label).find("no label column"), std::string::npos) << error_of(no_label);
+  EXPECT_NE(csv_error(no_label).find("no label column"), std::string::npos) << csv_error(no_label);
 
   const auto short_row = write_file(dir / "c.csv", "text,label\nx,1\n\"multi\nline\",0\ny\n");
-  EXPECT_NE(error_of(short_row).find(short_row + ":5: expected 2 columns"), std::string::npos) << error_of(short_row);
+  EXPECT_NE(csv_error(short_row).find(short_row + ":5: expected 2 columns"), std::string::npos) << csv_error(short_row);
 
   const auto empty_label = write_file(dir / "d.csv", "text,label\nx,\n");
-  EXPECT_NE(error_of(empty_label).find(empty_label + ":2: column 'label' is empty"), std::string::npos)
-      << error_of(empty_label);
+  EXPECT_NE(csv_error(empty_label).find(empty_label + ":2: column 'label' is empty"), std::string::npos)
+      << csv_error(empty_label);
 
   const auto open_quote = write_file(dir / "e.csv", "text,label\nx,1\n\"never closed,1\n");
-  EXPECT_NE(error_of(open_quote).find(open_quote + ":3: unterminated"), std::string::npos) << error_of(open_quote);
+  EXPECT_NE(csv_error(open_quote).find(open_quote + ":3: unterminated"), std::string::npos) << csv_error(open_quote);
 
   const auto header_only = write_file(dir / "f.csv", "text,label\n");
-  EXPECT_NE(error_of(header_only).find("no rows"), std::string::npos) << error_of(header_only);
+  EXPECT_NE(csv_error(header_only).find("no rows"), std::string::npos) << csv_error(header_only);
 }

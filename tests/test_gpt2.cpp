@@ -19,7 +19,7 @@ using torch::indexing::Slice;
 
 namespace {
 
-ModelConfig deterministic_tiny() { return tune::testing::without_dropout("gpt2-tiny"); }
+ModelConfig deterministic_gpt2_tiny() { return tune::testing::without_dropout("gpt2-tiny"); }
 
 }  // namespace
 
@@ -54,7 +54,7 @@ TEST(Gpt2, InitScalesResidualProjections) {
 }
 
 TEST(Gpt2, LaterTokensAndPaddingDoNotChangeEarlierLogits) {
-  auto model = GPT2LMHeadModel(deterministic_tiny());
+  auto model = GPT2LMHeadModel(deterministic_gpt2_tiny());
   auto ids = torch::randint(0, 1023, {1, 12}, torch::kInt64);
   const auto ones = torch::ones_like(ids);
   const auto before = model->forward(ids, ones).index({0, Slice(0, 6)});
@@ -69,7 +69,7 @@ TEST(Gpt2, LaterTokensAndPaddingDoNotChangeEarlierLogits) {
 }
 
 TEST(Gpt2, LossIsShiftedCrossEntropyIgnoringMinus100) {
-  auto model = GPT2LMHeadModel(deterministic_tiny());
+  auto model = GPT2LMHeadModel(deterministic_gpt2_tiny());
   const auto ids = torch::randint(0, 1023, {2, 10}, torch::kInt64);
   auto labels = torch::full_like(ids, -100);
   labels.index_put_({1, 4}, ids.index({1, 4}));  // only position 3 predicting token 4 is scored

@@ -13,7 +13,7 @@ using namespace tune;
 
 namespace {
 
-ModelConfig deterministic_tiny() { return tune::testing::without_dropout("bert-tiny"); }
+ModelConfig deterministic_bert_tiny() { return tune::testing::without_dropout("bert-tiny"); }
 
 Batch batch_of(const ModelConfig& c, int batch, int seq, uint64_t seed) {
   return MlmBatcher({}, c, seq, batch, seed).next();
@@ -22,7 +22,7 @@ Batch batch_of(const ModelConfig& c, int batch, int seq, uint64_t seed) {
 }  // namespace
 
 TEST(JitStep, GradientsEqualEagerAndReachOriginalParameters) {
-  const ModelConfig c = deterministic_tiny();
+  const ModelConfig c = deterministic_bert_tiny();
   const Batch b = batch_of(c, 4, 16, 1);
   auto eager_model = build_model(c, 7);
   auto eager_loss = eager_model.loss(b);
@@ -45,7 +45,7 @@ TEST(JitStep, GradientsEqualEagerAndReachOriginalParameters) {
 }
 
 TEST(JitStep, NewShapeRecompiles) {
-  const ModelConfig c = deterministic_tiny();
+  const ModelConfig c = deterministic_bert_tiny();
   auto model = build_model(c, 0);
   JitStep jit(model, StepOptions{1e-3});
   jit.prepare(batch_of(c, 2, 16, 1));
@@ -56,7 +56,7 @@ TEST(JitStep, NewShapeRecompiles) {
 }
 
 TEST(JitStep, TrainsLikeEager) {
-  const ModelConfig c = deterministic_tiny();
+  const ModelConfig c = deterministic_bert_tiny();
   std::vector<Batch> batches;
   MlmBatcher batcher({}, c, 16, 4, 5);
   for (int i = 0; i < 5; ++i) batches.push_back(batcher.next());

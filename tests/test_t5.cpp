@@ -19,7 +19,7 @@ using torch::indexing::Slice;
 
 namespace {
 
-ModelConfig deterministic_tiny() { return tune::testing::without_dropout("t5-tiny"); }
+ModelConfig deterministic_t5_tiny() { return tune::testing::without_dropout("t5-tiny"); }
 
 }  // namespace
 
@@ -60,7 +60,7 @@ TEST(T5, GatedGeluHasTwoInputProjections) {
 }
 
 TEST(T5, RelativeBucketsMatchHuggingFace) {
-  auto model = T5ForConditionalGeneration(deterministic_tiny());
+  auto model = T5ForConditionalGeneration(deterministic_t5_tiny());
   auto& enc = model->encoder->blocks[0]->self_attention;
   auto& dec = model->decoder->blocks[0]->self_attention;
   torch::NoGradGuard no_grad;
@@ -79,7 +79,7 @@ TEST(T5, RelativeBucketsMatchHuggingFace) {
 }
 
 TEST(T5, DecoderIsCausalAndEncoderPaddingIsHidden) {
-  auto model = T5ForConditionalGeneration(deterministic_tiny());
+  auto model = T5ForConditionalGeneration(deterministic_t5_tiny());
   auto ids = torch::randint(3, 1000, {1, 10}, torch::kInt64);
   auto dec = torch::randint(3, 1000, {1, 8}, torch::kInt64);
   auto mask = torch::ones_like(ids);
@@ -95,7 +95,7 @@ TEST(T5, DecoderIsCausalAndEncoderPaddingIsHidden) {
 }
 
 TEST(T5, LossIsCrossEntropyOverLabelsAndShiftsThemRight) {
-  auto model = T5ForConditionalGeneration(deterministic_tiny());
+  auto model = T5ForConditionalGeneration(deterministic_t5_tiny());
   const auto ids = torch::randint(3, 1000, {2, 12}, torch::kInt64);
   auto labels = torch::randint(3, 1000, {2, 5}, torch::kInt64);
   labels.index_put_({Slice(), Slice(2)}, -100);

@@ -346,6 +346,17 @@ TEST(TokenizerJson, PartsTuneDoesNotImplementAreNamed) {
   EXPECT_NE(error_for(R"({"version": "1.0"})").find("no \"model\" object"), std::string::npos);
 }
 
+// A fuzzer's find (CI, 2026-12-04): one id of 444442222222 asked for a listing of that many tokens and ASan
+// aborted on the allocation. Ids far past the number of tokens are a user error naming the file.
+TEST(TokenizerJson, SparseIdsAreAUserErrorNotAHugeAllocation) {
+  const fs::path dir = testing::temp_dir("tokjson-sparse");
+  testing::write_file(dir / "tokenizer.json", R"({"added_tokens": [{"id": 444442222222, "content": "<x>", "special": true}],
+      "model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "[MASK]": 3}}})");
+  const std::string error = testing::error_of([&] { token_layout_from_files("bert", dir.string()); });
+  EXPECT_NE(error.find("tokenizer file '" + (dir / "tokenizer.json").string() + "'"), std::string::npos) << error;
+  EXPECT_NE(error.find("token ids run to 444442222222 for 5 tokens"), std::string::npos) << error;
+}
+
 TEST(BpeTokenizer, InvalidUtf8IsAUserError) {
   const fs::path gpt2 = kShared / "tokenizers" / "gpt2";
   const BpeTokenizer bpe((gpt2 / "vocab.json").string(), (gpt2 / "merges.txt").string(), {});

@@ -5,11 +5,15 @@
 #include <cmath>
 #include <ctime>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <stdexcept>
 #include <string>
 
 namespace tune {
+
+// A figure a report does not have (a run without load samples, a cell without a loss).
+constexpr double kNan = std::numeric_limits<double>::quiet_NaN();
 
 // The whole file; throws std::invalid_argument naming a file that cannot be read.
 inline std::string read_text_file(const std::string& path) {

@@ -18,7 +18,6 @@ const char* const kBackends[] = {"eager", "jit", "inductor", "hf-eager"};
 const char* const kPrecisions[] = {"fp32", "bf16", "fp16"};
 // Relative: dropout (p=0.1) draws differ across runtimes; a wrong step differs by far more.
 constexpr double kLossTolerance = 0.02;
-const double kNan = std::numeric_limits<double>::quiet_NaN();
 
 // The trial of `purpose` in the cell of (model, precision, backend), or null when there is none.
 const SideBySideTrial* trial_of(const SideBySideStore& store, const std::string& model, const std::string& precision,

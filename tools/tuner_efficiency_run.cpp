@@ -22,7 +22,6 @@ namespace tune {
 namespace fs = std::filesystem;
 namespace {
 
-const double kNan = std::numeric_limits<double>::quiet_NaN();
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> lines;

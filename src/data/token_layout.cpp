@@ -48,8 +48,11 @@ std::optional<Listing> read_listing(const std::string& family, const fs::path& d
   if (has("tokenizer.json")) return listing_from_tokenizer_json(at("tokenizer.json"));
   if (family == "t5" && has("spiece.model"))  // T5's <extra_id_N> come from the tokenizer class, not the file
     return Listing{sentencepiece_tokens(at("spiece.model"), SentencePieceIds::as_is, special), special, at("spiece.model")};
-  if (has("vocab.txt")) return listing_of(tokens_by_id(read_vocab_txt(at("vocab.txt"))), at("vocab.txt"));
-  if (has("vocab.json")) return listing_of(tokens_by_id(read_vocab_json(at("vocab.json"))), at("vocab.json"));
+  const auto listed = [&](const Vocabulary& vocab, const std::string& file) {
+    return listing_of(tokens_by_id(vocab, file), file);
+  };
+  if (has("vocab.txt")) return listed(read_vocab_txt(at("vocab.txt")), at("vocab.txt"));
+  if (has("vocab.json")) return listed(read_vocab_json(at("vocab.json")), at("vocab.json"));
   if (has("sentencepiece.bpe.model"))
     return Listing{sentencepiece_tokens(at("sentencepiece.bpe.model"), SentencePieceIds::fairseq, special), special,
                    at("sentencepiece.bpe.model")};

@@ -136,7 +136,7 @@ TokenizerJson read_tokenizer_json(const std::string& path) {
 std::vector<std::string> tokens_by_id(const TokenizerJson& file) {
   Vocabulary all = file.vocab;
   for (const auto& t : file.added_tokens) all[t.content] = t.id;
-  return tokens_by_id(all);
+  return tokens_by_id(all, "tokenizer file '" + file.path + "'");
 }
 
 std::unique_ptr<Tokenizer> tokenizer_from_json(const TokenizerJson& file) {

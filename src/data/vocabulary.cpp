@@ -47,9 +47,15 @@ Vocabulary read_vocab_json(const std::string& path) {
   return vocab_from_json(json, "vocabulary '" + path + "'");
 }
 
-std::vector<std::string> tokens_by_id(const Vocabulary& vocab) {
+std::vector<std::string> tokens_by_id(const Vocabulary& vocab, const std::string& where) {
   int64_t end = 0;
   for (const auto& entry : vocab) end = std::max(end, entry.second + 1);
+  const int64_t most = 2 * static_cast<int64_t>(vocab.size()) + 1024;
+  if (end > most)
+    throw std::invalid_argument(where + ": token ids run to " + std::to_string(end - 1) + " for " +
+                                std::to_string(vocab.size()) + " tokens (expected ids 0.." +
+                                std::to_string(vocab.size() - 1) + " with few gaps, at most " +
+                                std::to_string(most - 1) + ")");
   std::vector<std::string> tokens(static_cast<size_t>(end));
   for (const auto& [token, id] : vocab) tokens[static_cast<size_t>(id)] = token;
   return tokens;

@@ -20,7 +20,9 @@ Vocabulary read_vocab_json(const std::string& path);
 // The same from a parsed object; `where` names it in messages (e.g. "tokenizer.json's model.vocab").
 Vocabulary vocab_from_json(const nlohmann::json& object, const std::string& where);
 
-// Tokens indexed by id; ids no token has are empty strings.
-std::vector<std::string> tokens_by_id(const Vocabulary& vocab);
+// Tokens indexed by id; ids no token has are empty strings. Real vocabularies number their tokens 0..n-1 with
+// few gaps, so ids reaching past 2n + 1024 throw std::invalid_argument naming `where`, before a listing
+// that size is allocated (one id of 4e11 would otherwise ask for terabytes).
+std::vector<std::string> tokens_by_id(const Vocabulary& vocab, const std::string& where);
 
 }  // namespace tune

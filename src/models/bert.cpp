@@ -6,14 +6,6 @@
 #include <cmath>
 
 namespace tune {
-torch::nn::LayerNorm make_layer_norm(const ModelConfig& c) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.hidden_size}).eps(c.layer_norm_eps));
-}
-
-std::shared_ptr<torch::nn::Module> container(torch::nn::Module& parent, const std::string& name) {
-  return parent.register_module(name, std::make_shared<torch::nn::Module>());
-}
-
 torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask) {
   const auto keep = attention_mask.unsqueeze(1).unsqueeze(2).to(torch::kFloat);
   return (1.0 - keep) * std::numeric_limits<float>::lowest();

@@ -4,6 +4,7 @@
 #include <torch/torch.h>
 
 #include "models/attention.h"
+#include "models/hf_modules.h"
 #include "common/model_config.h"
 
 namespace tune {
@@ -80,9 +81,6 @@ torch::Tensor run_encoder(std::vector<BertLayer>& layers, torch::Tensor hidden, 
 void init_bert_weights(torch::nn::Module& module, double initializer_range);
 
 // Pieces the other encoder families (roberta.cpp, distilbert.cpp) share with BERT.
-// An empty module that only gives its children a path segment, like HF's wrapper modules.
-std::shared_ptr<torch::nn::Module> container(torch::nn::Module& parent, const std::string& name);
-torch::nn::LayerNorm make_layer_norm(const ModelConfig& c);
 // HF's extended mask from a [batch, seq] 0/1 mask: 0 where attended, the float minimum where masked,
 // shaped [batch, 1, 1, seq] to broadcast over heads and queries.
 torch::Tensor additive_attention_mask(const torch::Tensor& attention_mask);

@@ -7,18 +7,10 @@
 #include <limits>
 
 #include "models/hf_activation.h"
+#include "models/hf_modules.h"
 
 namespace tune {
 namespace {
-
-torch::nn::LayerNorm make_layer_norm(const ModelConfig& c) {
-  return torch::nn::LayerNorm(torch::nn::LayerNormOptions({c.hidden_size}).eps(c.layer_norm_eps));
-}
-
-// An empty module that only gives its children a path segment, like HF's wrapper modules.
-std::shared_ptr<torch::nn::Module> container(torch::nn::Module& parent, const std::string& name) {
-  return parent.register_module(name, std::make_shared<torch::nn::Module>());
-}
 
 // HF's causal mask combined with the padding mask: query i sees key j when j <= i and key j is a token.
 // Additive, like HF's eager path (0 attended, the float minimum masked), broadcast over heads.

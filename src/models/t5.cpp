@@ -7,13 +7,10 @@
 #include <limits>
 
 #include "models/hf_activation.h"
+#include "models/hf_modules.h"
 
 namespace tune {
 namespace {
-
-std::shared_ptr<torch::nn::Module> container(torch::nn::Module& parent, const std::string& name) {
-  return parent.register_module(name, std::make_shared<torch::nn::Module>());
-}
 
 torch::nn::Linear linear(int64_t in, int64_t out) { return torch::nn::Linear(torch::nn::LinearOptions(in, out).bias(false)); }
 

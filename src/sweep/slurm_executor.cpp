@@ -16,7 +16,6 @@
 namespace tune {
 namespace {
 
-constexpr double kCommandTimeout = 60;
 constexpr size_t kMaxArrayTasks = 1000;
 
 std::string array_job_of(const std::string& job) { return job.substr(0, job.find('_')); }
@@ -24,7 +23,7 @@ std::string array_job_of(const std::string& job) { return job.substr(0, job.find
 void scancel(const std::set<std::string>& jobs) {
   std::vector<std::string> argv = {"scancel"};
   argv.insert(argv.end(), jobs.begin(), jobs.end());
-  const CapturedRun run = run_capturing(argv, kCommandTimeout);
+  const CapturedRun run = run_capturing(argv, kSlurmCommandTimeout);
   if (!run.ok()) throw std::runtime_error("scancel failed (" + describe_outcome(run.outcome) + "): " + run.err);
 }
 
@@ -76,7 +75,7 @@ std::string SlurmExecutor::write_batch_script(const SlurmPartition& p, const std
 std::string SlurmExecutor::submit_array(const SlurmPartition& p, const std::vector<std::string>& study_ids) const {
   const std::string script = write_batch_script(p, study_ids);
   const std::string array = "--array=0-" + std::to_string(study_ids.size() - 1);
-  const CapturedRun run = run_capturing({"sbatch", "--parsable", array, script}, kCommandTimeout);
+  const CapturedRun run = run_capturing({"sbatch", "--parsable", array, script}, kSlurmCommandTimeout);
   const std::string job = run.out.substr(0, run.out.find_first_of(";\n"));  // "1234" or "1234;cluster"
   if (!run.ok() || job.empty() || job.find_first_not_of("0123456789") != std::string::npos)
     throw std::runtime_error("sbatch refused the array for partition " + p.name + " (" + describe_outcome(run.outcome) +

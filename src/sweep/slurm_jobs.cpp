@@ -12,9 +12,7 @@
 namespace tune {
 namespace {
 
-constexpr double kCommandTimeout = 60;
-
-std::vector<std::string> split(const std::string& text, char separator) {
+std::vector<std::string> split_fields(const std::string& text, char separator) {
   std::vector<std::string> parts;
   std::string part;
   std::istringstream in(text);
@@ -37,7 +35,7 @@ std::vector<int> expand_task_range(std::string range) {
   if (!range.empty() && range.front() == '[') range = range.substr(1, range.find(']') - 1);
   range = range.substr(0, range.find('%'));  // "%2": at most 2 at once
   std::vector<int> tasks;
-  for (const auto& part : split(range, ',')) {
+  for (const auto& part : split_fields(range, ',')) {
     if (part.empty()) continue;
     const auto dash = part.find('-');
     const int first = std::stoi(part.substr(0, dash));
@@ -52,7 +50,7 @@ std::map<std::string, SlurmTaskState> parse_sacct(const std::string& output) {
   std::istringstream lines(output);
   std::string line;
   while (std::getline(lines, line)) {
-    const auto f = split(line, '|');
+    const auto f = split_fields(line, '|');
     if (f.size() < 4) continue;
     const auto underscore = f[0].find('_');
     if (underscore == std::string::npos) continue;  // not an array task
@@ -78,12 +76,12 @@ std::map<std::string, SlurmTaskState> parse_scontrol(const std::string& output) 
 std::map<std::string, SlurmTaskState> query_slurm_tasks(const std::vector<std::string>& jobs) {
   if (jobs.empty()) return {};
   const CapturedRun sacct = run_capturing(
-      {"sacct", "-n", "-P", "-X", "-j", join(jobs, ","), "--format=JobID,State,ExitCode,Reason"}, kCommandTimeout);
+      {"sacct", "-n", "-P", "-X", "-j", join(jobs, ","), "--format=JobID,State,ExitCode,Reason"}, kSlurmCommandTimeout);
   // With accounting off, sacct fails or answers nothing (it says so on stderr): scontrol still knows the jobs.
   if (sacct.ok() && !sacct.out.empty()) return parse_sacct(sacct.out);
   std::map<std::string, SlurmTaskState> out;
   for (const auto& job : jobs) {
-    const CapturedRun scontrol = run_capturing({"scontrol", "show", "job", "-o", job}, kCommandTimeout);
+    const CapturedRun scontrol = run_capturing({"scontrol", "show", "job", "-o", job}, kSlurmCommandTimeout);
     if (scontrol.ok()) {
       for (auto& [task, state] : parse_scontrol(scontrol.out)) out[task] = state;
     } else if (scontrol.err.find("Invalid job id") == std::string::npos) {

@@ -7,6 +7,9 @@
 
 namespace tune {
 
+// Seconds a Slurm command (sbatch, sacct, scontrol) may take before the sweep gives up on it.
+constexpr double kSlurmCommandTimeout = 60;
+
 struct SlurmTaskState {
   std::string state;      // Slurm's job state: PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, ...
   std::string exit_code;  // "1:0" (exit code : signal)

@@ -24,7 +24,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-double now_seconds() { return static_cast<double>(std::time(nullptr)); }
+double unix_seconds() { return static_cast<double>(std::time(nullptr)); }
 
 // flock is released by the kernel when its holder dies, kill -9 included: a restart never finds a stale lock.
 class CoordinatorLock {
@@ -212,12 +212,12 @@ int run_sweep(const SweepSpec& spec, Executor& executor, std::ostream& out) {
     merge_finished(state, spec, plan, out);
     save_sweep_state(path, state);
     submit_pending(state, plan, spec, executor, out);
-    const SweepCounts counts = count_studies(state, plan, now_seconds());
+    const SweepCounts counts = count_studies(state, plan, unix_seconds());
     const std::string line = progress_line(counts);
     // A line when a count changes, else once a minute (the ETA alone changes every poll).
-    if (line.substr(0, line.find(';')) != last_line.substr(0, last_line.find(';')) || now_seconds() >= next_line_at) {
+    if (line.substr(0, line.find(';')) != last_line.substr(0, last_line.find(';')) || unix_seconds() >= next_line_at) {
       out << "tune sweep: " << line << std::endl;
-      last_line = line, next_line_at = now_seconds() + 60;
+      last_line = line, next_line_at = unix_seconds() + 60;
     }
     if (counts.pending + counts.queued + counts.running == 0) {
       write_sweep_table(spec, out);
@@ -237,7 +237,7 @@ void print_sweep_status(const SweepSpec& spec, Executor& executor, std::ostream&
         << (r.job.empty() ? "" : ", job " + r.job) << "\n";
     for (const auto& line : r.history) out << "      " << line << "\n";
   }
-  out << progress_line(count_studies(state, plan, now_seconds())) << "\n";
+  out << progress_line(count_studies(state, plan, unix_seconds())) << "\n";
 }
 
 void cancel_sweep(const SweepSpec& spec, Executor& executor, std::ostream& out) {
@@ -248,7 +248,7 @@ void cancel_sweep(const SweepSpec& spec, Executor& executor, std::ostream& out) 
   save_sweep_state(path, state);  // first: a coordinator polling now sees the cancel and resubmits nothing
   executor.cancel(state);
   save_sweep_state(path, state);
-  out << "tune sweep " << spec.name << ": cancelled; " << progress_line(count_studies(state, plan, now_seconds()))
+  out << "tune sweep " << spec.name << ": cancelled; " << progress_line(count_studies(state, plan, unix_seconds()))
       << "\n";
 }
 
