@@ -344,6 +344,10 @@ TEST(TokenizerJson, PartsTuneDoesNotImplementAreNamed) {
             std::string::npos);
   EXPECT_NE(error_for("{\"model\": ").find("not valid JSON"), std::string::npos);
   EXPECT_NE(error_for(R"({"version": "1.0"})").find("no \"model\" object"), std::string::npos);
+  // A fuzzer's find: a list where HF writes a type name escaped as nlohmann's type_error and ended the process.
+  EXPECT_NE(error_for("{" + unigram + R"(, "unk_id": 0}, "normalizer": {"type": [{"type": "Metaspace"}]}})")
+                .find("does not have HF's tokenizer.json layout"),
+            std::string::npos);
 }
 
 // A fuzzer's find (CI, 2026-12-04): one id of 444442222222 asked for a listing of that many tokens and ASan

@@ -113,9 +113,18 @@ void check_byte_level(const TokenizerJson& f) {
   if (!f.model.value("dropout", nlohmann::json()).is_null()) unsupported(f, "BPE dropout", "null");
 }
 
-}  // namespace
+// Runs f, turning a field of the wrong JSON type (a list where HF writes a string, found by fuzzing) into a user
+// error naming the file: the readers below take HF's layout on trust and nlohmann checks each access.
+template <typename F>
+auto naming_json_errors(const std::string& path, F&& f) -> decltype(f()) {
+  try {
+    return f();
+  } catch (const nlohmann::json::exception& e) {
+    throw std::invalid_argument("tokenizer file '" + path + "' does not have HF's tokenizer.json layout: " + e.what());
+  }
+}
 
-TokenizerJson read_tokenizer_json(const std::string& path) {
+TokenizerJson read_tokenizer_json_as_is(const std::string& path) {
   const nlohmann::json root = parse_file(path);
   if (!root.is_object() || !root.contains("model") || !root["model"].is_object())
     throw std::invalid_argument("tokenizer file '" + path + "' has no \"model\" object (expected HF's tokenizer.json)");
@@ -133,13 +142,7 @@ TokenizerJson read_tokenizer_json(const std::string& path) {
   return f;
 }
 
-std::vector<std::string> tokens_by_id(const TokenizerJson& file) {
-  Vocabulary all = file.vocab;
-  for (const auto& t : file.added_tokens) all[t.content] = t.id;
-  return tokens_by_id(all, "tokenizer file '" + file.path + "'");
-}
-
-std::unique_ptr<Tokenizer> tokenizer_from_json(const TokenizerJson& file) {
+std::unique_ptr<Tokenizer> tokenizer_from_json_as_is(const TokenizerJson& file) {
   Vocabulary vocab = file.vocab;
   for (const auto& t : file.added_tokens) vocab[t.content] = t.id;  // added tokens are matched verbatim
   if (file.model_type == "WordPiece") return std::make_unique<WordPieceTokenizer>(vocab, file.path, wordpiece_options(file));
@@ -148,6 +151,22 @@ std::unique_ptr<Tokenizer> tokenizer_from_json(const TokenizerJson& file) {
     return std::make_unique<BpeTokenizer>(vocab, bpe_merges(file), file.path, added_contents(file));
   }
   return std::make_unique<SentencePieceTokenizer>(file);  // Unigram (read_tokenizer_json took no other model)
+}
+
+}  // namespace
+
+TokenizerJson read_tokenizer_json(const std::string& path) {
+  return naming_json_errors(path, [&] { return read_tokenizer_json_as_is(path); });
+}
+
+std::vector<std::string> tokens_by_id(const TokenizerJson& file) {
+  Vocabulary all = file.vocab;
+  for (const auto& t : file.added_tokens) all[t.content] = t.id;
+  return tokens_by_id(all, "tokenizer file '" + file.path + "'");
+}
+
+std::unique_ptr<Tokenizer> tokenizer_from_json(const TokenizerJson& file) {
+  return naming_json_errors(file.path, [&] { return tokenizer_from_json_as_is(file); });
 }
 
 }  // namespace tune
