@@ -62,12 +62,17 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   const CliRun table = tune_cli("table --format json --db " + db);
   ASSERT_EQ(table.exit_code, 0) << table.output;
   const auto json = nlohmann::json::parse(table.output);
-  EXPECT_EQ(json["schema_version"], 7);  // report/tested_models_table.h kTableJsonSchemaVersion
+  EXPECT_EQ(json["schema_version"], 8);  // report/tested_models_table.h kTableJsonSchemaVersion
   EXPECT_EQ(json["rows"][0]["native"]["lr_horizon_steps"], 12);
   ASSERT_EQ(json["rows"].size(), 1u);
   EXPECT_EQ(json["rows"][0]["model"], "bert-tiny");
   EXPECT_GT(json["rows"][0]["native"]["samples_per_second"].get<double>(), 0);
   EXPECT_EQ(json["rows"][0]["compiled_backend"], "jit");
+  // The confirmation ran its rounds (configs/search.yaml: 4) and the row's verdict comes from them.
+  const auto& paired = json["rows"][0]["paired"];
+  EXPECT_GE(paired["rounds"].get<int>(), 2) << paired.dump();
+  EXPECT_NE(paired["verdict"], "unconfirmed") << paired.dump();
+  EXPECT_NE(first.output.find("[confirm fp32] eager batch "), std::string::npos) << first.output;
 
   // The same store through `tune export --json`: both studies, with the trials the search ran and its best configs.
   const CliRun exported = tune_cli("export --json --db " + db);

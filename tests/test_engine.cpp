@@ -17,6 +17,7 @@
 #include "engine/trial_time_predictor.h"
 #include "engine/tuner_replay.h"
 #include "report/table_cells.h"
+#include "report/tested_models_table.h"
 #include "stats/statistics.h"
 #include "test_helpers.h"
 #include "tuners/batch_ramp.h"
@@ -91,9 +92,9 @@ TEST_F(EngineFixture, RampStopsAtOomAndSweepPicksLowestLoss) {
 // The default list, in the order a search runs it, for each objective.
 TEST(StageList, TheDefaultListFollowsTheObjective) {
   SearchSettings settings;
-  EXPECT_EQ(stage_names(default_stages(settings)), "screen, batch, horizon, learning-rate, seed-check");
+  EXPECT_EQ(stage_names(default_stages(settings)), "screen, batch, horizon, learning-rate, seed-check, confirm");
   settings.objective = "time-to-loss";
-  EXPECT_EQ(stage_names(default_stages(settings)), "screen, batch, time-to-loss");
+  EXPECT_EQ(stage_names(default_stages(settings)), "screen, batch, time-to-loss, confirm");
 }
 
 namespace {
@@ -141,6 +142,65 @@ TEST_F(EngineFixture, ASearchRunsACustomStageList) {
   ASSERT_EQ(db.best_rows().size(), 2u);
   EXPECT_DOUBLE_EQ(db.best_rows()[0].best.learning_rate, settings.ramp_learning_rate);
   EXPECT_EQ(summary.backends[0].lr_stop, "");  // no learning-rate stage in the list
+}
+
+namespace {
+
+// A search of eager and jit through the batch stage and the confirmation, jit's repeats at `jit_over_eager[r - 1]`
+// times eager's samples/s in round r; the order the repeats ran in (backend:repeat) and the table row it leaves.
+struct ConfirmedSearch {
+  std::vector<std::string> order;
+  TableRow row;
+};
+ConfirmedSearch confirmed_search(EngineFixture& f, const std::vector<double>& jit_over_eager) {
+  Database db((f.dir / "t.db").string());
+  f.settings.confirm_rounds = static_cast<int>(jit_over_eager.size());
+  StageList stages;
+  stages.push_back(make_batch_stage(f.settings));
+  stages.push_back(std::make_unique<KeepTheFastestBatch>());
+  stages.push_back(make_confirm_stage(f.settings));
+  ConfirmedSearch out;
+  SearchEngine engine(db, [&](const TrialSpec& s, const std::string&) {
+    TrialSpec as_eager = s;
+    as_eager.step.backend = "eager";
+    TrialResult r = simulated_trial(as_eager);
+    if (s.repeat == 0) return r;
+    out.order.push_back(s.step.backend + ":" + std::to_string(s.repeat));
+    if (s.step.backend == "jit") r.samples_per_second *= jit_over_eager[s.repeat - 1];
+    return r;
+  }, f.settings, f.progress, std::move(stages));
+  f.request.backends = {"eager", "jit"};
+  engine.run(f.request, 3600);
+  const TestedModelsTable table = gather_tested_models(db, "t.db");
+  EXPECT_EQ(table.rows.size(), 1u);
+  if (!table.rows.empty()) out.row = table.rows[0];
+  return out;
+}
+
+}  // namespace
+
+// The confirmation repeats each side's best-batch trial in alternating rounds, and the row's verdict is the interval
+// of those rounds' ratios, not the stages' single trials (here equal: the stages alone would say 1.00x).
+TEST_F(EngineFixture, TheConfirmationAlternatesRoundsAndTheRowGivesThePairedVerdict) {
+  const ConfirmedSearch faster = confirmed_search(*this, {1.20, 1.25, 1.18, 1.22});
+  EXPECT_EQ(faster.order, (std::vector<std::string>{"eager:1", "jit:1", "jit:2", "eager:2", "eager:3", "jit:3",
+                                                    "jit:4", "eager:4"}));
+  EXPECT_DOUBLE_EQ(faster.row.best_vs_best_speedup, 1.0);
+  EXPECT_EQ(faster.row.confirmed.rounds, 4);
+  EXPECT_NEAR(faster.row.confirmed.ratio, std::pow(1.20 * 1.25 * 1.18 * 1.22, 0.25), 1e-9);
+  EXPECT_EQ(faster.row.confirmed.verdict, PairedVerdict::faster);
+  EXPECT_EQ(paired_verdict_cell(faster.row).rfind("compile: 1.21x (CI ", 0), 0u) << paired_verdict_cell(faster.row);
+  EXPECT_NE(progress.str().find("[confirm fp32] eager batch 32 vs jit batch 32: 1.21x"), std::string::npos)
+      << progress.str();
+  // The batch curve is the stages' trials only: the repeats do not add points.
+  for (const auto& b : faster.row.backends) EXPECT_EQ(b.batch_curve.size(), 7u) << b.backend;
+}
+
+TEST_F(EngineFixture, AConfirmationWhoseIntervalHoldsOneSaysNoDifference) {
+  const ConfirmedSearch same = confirmed_search(*this, {1.05, 0.97, 1.02, 0.99});
+  EXPECT_EQ(same.row.confirmed.verdict, PairedVerdict::no_difference);
+  EXPECT_EQ(paired_verdict_cell(same.row).rfind("no difference within the noise: 1.01x", 0), 0u)
+      << paired_verdict_cell(same.row);
 }
 
 // The pairs run once: a list with a search-scope stage between two pair stages is a bug in tune, and stops it.

@@ -64,6 +64,10 @@ TEST(TrialSpec, WhatDefinesTheResultChangesTheKeyAndPatienceDoesNot) {
   TrialSpec paired = base;
   paired.purpose = TrialPurpose::paired;
   EXPECT_NE(other.config_key(), paired.config_key());
+  other = base;
+  other.repeat = 1;  // a confirmation round's repeat is a trial of its own; repeat 0 keeps the keys stored before it
+  EXPECT_NE(other.config_key(), base.config_key());
+  EXPECT_EQ(nlohmann::json(other).get<TrialSpec>().repeat, 1);
 }
 
 // The cap is a share of the machine's memory, which moved by 68 KiB between two machines of one instance.

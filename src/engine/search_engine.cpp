@@ -1,6 +1,7 @@
 // The engine runs its stage list over a request: search-scope stages before the pairs, then each backend x
-// precision through the pair stages with an equal share of what is left of the budget (so time one pair saves
-// passes to the next), then the search-scope stages after them. A pair's best config is stored when its stages end.
+// precision through the pair stages with an equal share of what is left of the budget less what the stages after
+// them reserve (so time one pair saves passes to the next), then the search-scope stages after them. A pair's best
+// config is stored when its stages end.
 #include "engine/search_engine.h"
 
 #include "engine/search_stage.h"
@@ -17,6 +18,17 @@ bool pair_stages_are_together(const StageList& stages) {
   for (size_t i = 0; i < stages.size(); ++i)
     if (stages[i]->scope() == StageScope::pair && (i == 0 || stages[i - 1]->scope() != StageScope::pair)) ++runs;
   return runs <= 1;
+}
+
+// The share of the budget the search-scope stages after the pairs reserve (engine/search_stage.h).
+double reserved_share(const StageList& stages) {
+  double share = 0;
+  bool after_pairs = false;
+  for (const auto& stage : stages) {
+    if (stage->scope() == StageScope::pair) after_pairs = true;
+    else if (after_pairs) share += stage->budget_share();
+  }
+  return share;
 }
 
 }  // namespace
@@ -50,8 +62,9 @@ SearchSummary SearchEngine::run(const SearchRequest& request, double budget_seco
 
 void SearchEngine::search_pairs(SearchRun& search) const {
   const std::vector<SearchPair> pairs = search.pairs;
+  const double reserve = reserved_share(stages_) * search.budget;
   for (size_t i = 0; i < pairs.size(); ++i) {
-    const double share = (search.budget - search.elapsed()) / static_cast<double>(pairs.size() - i);
+    const double share = (search.budget - reserve - search.elapsed()) / static_cast<double>(pairs.size() - i);
     try {
       search.summary.backends.push_back(search_pair(search, pairs[i], share));
     } catch (const StopRequested&) {  // a trial a stage added itself (the second-seed check) was stopped

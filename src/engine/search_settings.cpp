@@ -46,10 +46,21 @@ const std::vector<std::string> kSettingsKeys = {
     "budget", "min_batch_size", "max_batch_size", "gpu_max_batch_size", "tuner_options", "ramp_learning_rate",
     "learning_rates", "pretrained_learning_rates", "learning_rate_edge_factor", "learning_rate_bounds",
     "warmup_steps", "min_measure_steps", "max_measure_steps", "measure_time", "ci_halfwidth", "lr_train_steps",
-    "lr_transfer", "seed_check_margin", "lr_schedule", "lr_warmup_share", "batch_tuner", "lr_tuner", "max_trials",
+    "lr_transfer", "seed_check_margin", "confirm_rounds", "confirm_budget_share", "lr_schedule", "lr_warmup_share", "batch_tuner", "lr_tuner", "max_trials",
     "ramp_budget_share", "screen_batch_size", "screen_keep_share", "screen_budget_share", "trial_timeout",
     "memory_fraction", "objective", "target_loss", "target_samples", "target_batch", "target_learning_rate",
     "time_cap"};
+
+void read_confirmation_keys(const YAML::Node& root, const std::string& file, SearchSettings& s) {
+  read_yaml_key(root, "confirm_rounds", s.confirm_rounds, file);
+  if (s.confirm_rounds < 0 || s.confirm_rounds == 1)
+    throw std::invalid_argument(file + ": key 'confirm_rounds': expected 0 (no confirmation) or at least 2 (one round "
+                                "gives no interval), got " + std::to_string(s.confirm_rounds));
+  read_yaml_key(root, "confirm_budget_share", s.confirm_budget_share, file);
+  if (!(s.confirm_budget_share >= 0 && s.confirm_budget_share < 1))
+    throw std::invalid_argument(file + ": key 'confirm_budget_share': expected a share in [0, 1), got " +
+                                std::to_string(s.confirm_budget_share));
+}
 
 }  // namespace
 
@@ -128,6 +139,7 @@ SearchSettings load_search_settings(const std::string& file) {
   if (!(s.seed_check_margin >= 0 && s.seed_check_margin < 1))
     throw std::invalid_argument(file + ": key 'seed_check_margin': expected a share in [0, 1), got " +
                                 std::to_string(s.seed_check_margin));
+  read_confirmation_keys(root, file, s);
   read_yaml_key(root, "lr_schedule", s.lr_schedule, file);
   read_yaml_key(root, "lr_warmup_share", s.lr_warmup_share, file);
   try {

@@ -47,6 +47,10 @@ struct SearchSettings {
   // it less the median trial so far per pair after it (never over trial_timeout); a compile that does not fit is
   // a timeout, dropped.
   double screen_budget_share = 0.5;
+  // The confirmation (engine/confirm_stage.cpp): native at its best against the fastest compiled backend at its
+  // best, this many alternating rounds per precision (0: none), on this share of the budget, which the pairs leave.
+  int confirm_rounds = 0;
+  double confirm_budget_share = 0.2;
   double ramp_budget_share = 0.6;    // of a backend's share of the budget; the rest is for learning rates
   double trial_timeout_seconds = 900;
   double memory_fraction = 0.85;     // of the instance's memory a CPU trial may grow by

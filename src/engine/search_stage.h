@@ -40,6 +40,9 @@ class SearchStage {
   virtual ~SearchStage() = default;
   virtual std::string name() const = 0;
   virtual StageScope scope() const = 0;
+  // A search-scope stage after the pairs: the share of the budget the pairs leave for it (the confirmation's
+  // rounds), so a search the budget cuts still ends with it.
+  virtual double budget_share() const { return 0; }
   // A search-scope stage: once per search, over the pairs still to search (it may drop some).
   virtual void run_search(SearchRun&) {}
   // A pair-scope stage: once per pair, after the pair's earlier stages.

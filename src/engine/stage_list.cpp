@@ -16,6 +16,7 @@ StageList default_stages(const SearchSettings& settings) {
     stages.push_back(make_rate_stage(settings));
     stages.push_back(make_seed_check_stage(settings));
   }
+  stages.push_back(make_confirm_stage(settings));
   return stages;
 }
 

@@ -133,6 +133,7 @@ TrialSpec StudyTrials::spec(const Candidate& c) const {
   s.batch_size = c.batch_size;
   s.learning_rate = c.learning_rate;
   s.seed = r.seed + seed_offset_;
+  s.repeat = repeat_;
   s.measure.warmup_steps = settings.warmup_steps;
   s.measure.min_measure_steps = settings.min_measure_steps;
   s.measure.max_measure_steps = settings.max_measure_steps;

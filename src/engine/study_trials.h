@@ -39,6 +39,8 @@ class StudyTrials : public TrialSource, public Budget {
   void next_stage(TrialPurpose purpose, double deadline);
   // Added to the request's seed in the specs: the second-seed check trains rates again from seed + 1.
   void set_seed_offset(uint64_t offset) { seed_offset_ = offset; }
+  // The repeat the specs carry (the confirmation's rounds: 1, 2, ...; 0: the search's own trials).
+  void set_repeat(int repeat) { repeat_ = repeat; }
   // A limit on this stage's trials below the settings' trial_timeout (the screen's share of the budget).
   void set_timeout(double seconds) { timeout_ = seconds; }
   std::optional<double> timeout() const { return timeout_; }
@@ -59,6 +61,7 @@ class StudyTrials : public TrialSource, public Budget {
   int horizon_ = 0;
   std::optional<double> timeout_;
   uint64_t seed_offset_ = 0;
+  int repeat_ = 0;
   double deadline_;
   TrialTimePredictor predictor_;
 };

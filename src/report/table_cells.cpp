@@ -63,7 +63,9 @@ const char* const kTrialCapNote =
 const char* const kBatchLimitNote =
     "Batch sizes are per device. \"OOM at N\": size N ran out of memory, so the size shown is the largest that "
     "fit. \"timeout at N\" (or another status): size N failed otherwise. \"budget\": the time budget ended the "
-    "search first. No mark: a larger size ran but was not faster.";
+    "search first. No mark: the batch ramp's pick, the fastest size that ran or, when a smaller size's samples/s "
+    "lie within the fastest's 95% CI, the smallest such size (as fast within the noise, with more optimizer steps "
+    "per sample and memory to spare); the sizes above the fastest ran and were not faster.";
 
 const char* const kSpeedupNote =
     "Speed-up (same batch): compiled over native samples/s at one batch size both ran (the compiled backend's "
@@ -71,6 +73,13 @@ const char* const kSpeedupNote =
     "Compile overhead: what compiling costs a job at that batch: the compiled warm-up overhead once for the "
     "training shape and once for each of 2 more shapes a job meets (a last partial batch, an evaluation batch), "
     "less native's own warm-up overhead. Break-even: steps of that batch until it has paid for itself.";
+const char* const kPairedVerdictNote =
+    "Verdict (paired, 95% CI): native and the compiled backend, each at its best batch, measured again after the "
+    "search in alternating rounds of one sitting (native then compiled, compiled then native, ...), each trial a new "
+    "process; the speed-up is the geometric mean of the rounds' ratios with its t-interval. \"compile\" and \"don't "
+    "compile\" when the interval lies above or below 1, \"no difference within the noise\" when it holds 1, "
+    "\"unconfirmed\" when fewer than 2 rounds ran: the row's other speed-ups are single trials from different "
+    "stages of the search, not paired, and are no finding on their own.";
 const char* const kUncomparedRateNote =
     "\"(R scored x% lower, not compared)\" after a learning rate: the store holds a trial of rate R at this batch "
     "that scored x% below the chosen rate on the seeds both ran, but the search did not compare the two (e.g. R "
@@ -134,7 +143,7 @@ std::vector<std::string> table_header() {
   return {"model", "tune", "libtorch", "instance", "precision", "seq", "start, data", "budget", "batch native",
           "batch compiled", "lr native",
           "lr compiled", "samples/s native", "samples/s compiled", "speedup (same batch)",
-          "speedup (best vs best)", "compile overhead", "break-even",
+          "speedup (best vs best)", "verdict (paired, 95% CI)", "compile overhead", "break-even",
           "peak mem native", "peak mem compiled", "trials", "measured"};
 }
 
@@ -188,7 +197,7 @@ std::vector<std::string> screen_notes(const TestedModelsTable& table) {
 }
 
 std::vector<std::string> table_notes(const TestedModelsTable& table) {
-  std::vector<std::string> notes{kSetupNote, kBatchLimitNote, kSpeedupNote, kRunnerUpNote};
+  std::vector<std::string> notes{kSetupNote, kBatchLimitNote, kSpeedupNote, kPairedVerdictNote, kRunnerUpNote};
   if (any_rate_edge(table)) notes.push_back(kRateEdgeNote);
   if (any_uncompared_better_rate(table)) notes.push_back(kUncomparedRateNote);
   if (any_batch_limit(table, BatchLimit::trials)) notes.push_back(kTrialCapNote);
@@ -209,6 +218,17 @@ bool any_batch_limit(const TestedModelsTable& table, BatchLimit limit) {
   return false;
 }
 
+std::string paired_verdict_cell(const TableRow& row) {
+  if (!row.native || !row.compiled) return "-";
+  const PairedRatio& p = row.confirmed;
+  const auto rounds = [](int n) { return std::to_string(n) + (n == 1 ? " round" : " rounds"); };
+  if (p.verdict == PairedVerdict::unconfirmed) return "unconfirmed (" + rounds(p.rounds) + ")";
+  const std::string words = p.verdict == PairedVerdict::faster   ? "compile"
+                            : p.verdict == PairedVerdict::slower ? "don't compile"
+                                                                 : "no difference within the noise";
+  return words + strf(": %.2fx (CI %.2f-%.2f, ", p.ratio, p.ci_low, p.ci_high) + rounds(p.rounds) + ")";
+}
+
 std::vector<std::string> table_cells(const TableRow& row) {
   const BackendResult* n = row.native_result();
   const BackendResult* c = row.compiled_result();
@@ -218,6 +238,7 @@ std::vector<std::string> table_cells(const TableRow& row) {
           cell(c, learning_rate), throughput_cell(n), throughput_cell(c),
           equal ? strf("%.2fx at %d", row.amortization.speedup, row.amortization.batch_size) : "-",
           both ? strf("%.2fx (%d vs %d)", row.best_vs_best_speedup, n->best.batch_size, c->best.batch_size) : "-",
+          paired_verdict_cell(row),
           equal ? strf("%.1f s", row.compile_overhead_seconds) : "-",
           equal ? describe_break_even(row.amortization) : "-", cell(n, peak_memory),
           cell(c, peak_memory),

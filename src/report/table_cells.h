@@ -25,6 +25,9 @@ std::string batch_limit_note(const BackendResult& result);
 std::string batch_size_cell(const BackendResult& result, const std::string& backend);
 // "30m 00s", "30m 00s, cut" (the budget ended part of a search), "30m 00s, screened out", or "not recorded".
 std::string budget_cell(const TableRow& row);
+// The paired verdict: "compile: 1.21x (CI 1.15-1.28, 4 rounds)", "don't compile: ...", "no difference within the
+// noise: ..." or "unconfirmed (1 round)"; "-" without both sides.
+std::string paired_verdict_cell(const TableRow& row);
 // "26 in 29m 31s": the trials behind the row and their wall time together.
 std::string trials_cell(const TableRow& row);
 // "bert-base-cased fp32 on cpu, eager: dropped: ...": each screened-out backend and the screen's reason.

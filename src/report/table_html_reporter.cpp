@@ -153,9 +153,8 @@ std::string amortization_chart(const TableRow& row) {
   return render_svg_chart(spec);
 }
 
-std::string verdict(const TableRow& row) {
-  const BackendResult* c = row.compiled_result();
-  if (!row.native || !c) return "Only one side measured: no comparison.";
+// What the stages' trials say: the speed-up at a common batch and best vs best, and the break-even.
+std::string speed_verdict(const TableRow& row, const BackendResult* c) {
   const Amortization& a = row.amortization;
   if (a.batch_size == 0)
     return strf("%s runs at %.2fx eager's samples/s, each at its own batch; they ran no batch size in common.",
@@ -164,6 +163,12 @@ std::string verdict(const TableRow& row) {
                                  c->backend.c_str(), a.speedup, a.batch_size, row.best_vs_best_speedup);
   if (!a.worth_compiling) return speed + ": not worth compiling.";
   return speed + "; compiling pays for itself after " + describe_break_even(a) + ".";
+}
+
+std::string verdict(const TableRow& row) {
+  const BackendResult* c = row.compiled_result();
+  if (!row.native || !c) return "Only one side measured: no comparison.";
+  return "Paired verdict, each at its best: " + paired_verdict_cell(row) + ". " + speed_verdict(row, c);
 }
 
 void write_table(std::ostream& out, const TestedModelsTable& table) {

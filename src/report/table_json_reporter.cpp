@@ -58,6 +58,16 @@ nlohmann::json backend_json(const BackendResult& r) {
           {"curves", curves_json(r)}};
 }
 
+// The paired verdict (null without both sides): the confirmation's rounds, their speed-up and its 95% CI.
+nlohmann::json paired_json(const TableRow& row) {
+  if (!row.native || !row.compiled) return nullptr;
+  const PairedRatio& p = row.confirmed;
+  return {{"verdict", to_string(p.verdict)}, {"rounds", p.rounds},
+          {"speedup", p.rounds ? nlohmann::json(p.ratio) : nullptr},
+          {"ci_low", p.rounds ? nlohmann::json(p.ci_low) : nullptr},
+          {"ci_high", p.rounds ? nlohmann::json(p.ci_high) : nullptr}};
+}
+
 nlohmann::json row_json(const TableRow& row) {
   nlohmann::json backends = nlohmann::json::object();
   for (const auto& b : row.backends) backends[b.backend] = backend_json(b);
@@ -70,7 +80,8 @@ nlohmann::json row_json(const TableRow& row) {
           {"native", n ? backend_json(*n) : nlohmann::json(nullptr)},
           {"compiled_backend", c ? c->backend : ""}, {"compiled", c ? backend_json(*c) : nlohmann::json(nullptr)},
           {"backends", backends}, {"speedup", a.speedup}, {"speedup_batch_size", a.batch_size},
-          {"speedup_best_vs_best", row.best_vs_best_speedup}, {"net_compile_overhead_seconds", row.compile_overhead_seconds},
+          {"speedup_best_vs_best", row.best_vs_best_speedup}, {"paired", paired_json(row)},
+          {"net_compile_overhead_seconds", row.compile_overhead_seconds},
           {"worth_compiling", a.worth_compiling},
           {"break_even_steps", a.break_even_steps}, {"break_even_seconds", a.break_even_seconds},
           {"trials_run", row.trials_run}, {"trial_seconds", row.trial_seconds},

@@ -57,7 +57,7 @@ std::vector<LearningRatePoint> lr_curve(const std::vector<StoredTrial>& trials, 
 std::vector<BatchPoint> batch_curve(const std::vector<StoredTrial>& trials) {
   std::map<int, BatchPoint> by_batch;
   for (const auto& t : trials) {
-    if (t.spec.purpose != TrialPurpose::throughput) continue;
+    if (t.spec.purpose != TrialPurpose::throughput || t.spec.repeat > 0) continue;  // repeats: the confirmation's
     const bool ok = t.result.ok();
     by_batch[t.spec.batch_size] = {t.spec.batch_size, t.result.status, ok ? t.result.samples_per_second : 0.0,
                                    t.result.peak_memory_bytes, ok ? t.result.compile_overhead_seconds : 0.0};
@@ -87,6 +87,8 @@ void add_trials(const std::vector<StoredTrial>& trials, BackendResult& result, T
   result.batch_curve = batch_curve(trials);
   result.lr_curve = lr_curve(trials, result.best.batch_size);
   for (const auto& t : trials) {
+    if (t.spec.repeat > 0 && t.spec.purpose == TrialPurpose::throughput && t.spec.batch_size == result.best.batch_size)
+      result.repeats[t.spec.repeat] = t.result.ok() ? t.result.samples_per_second : 0.0;
     result.memory_limit_bytes = std::max(result.memory_limit_bytes, t.spec.memory_limit_bytes);
     if (row.first_trial_at.empty() || t.finished_at < row.first_trial_at) row.first_trial_at = t.finished_at;
     row.last_trial_at = std::max(row.last_trial_at, t.finished_at);
@@ -120,7 +122,7 @@ BackendResult screened_result(const Database& db, const ScreenedStudy& study, Ta
   best.stop.batch_limit = BatchLimit::budget;
   const auto trials = db.trials(study.study_id);
   for (const auto& t : trials)
-    if (t.spec.purpose == TrialPurpose::throughput && t.spec.batch_size == best.batch_size) {
+    if (t.spec.purpose == TrialPurpose::throughput && t.spec.repeat == 0 && t.spec.batch_size == best.batch_size) {
       best.samples_per_second = t.result.ok() ? t.result.samples_per_second : 0;
       best.step_time = t.result.step_time_median;
       best.compile_overhead_seconds = t.result.compile_overhead_seconds;
@@ -159,10 +161,21 @@ std::optional<int> common_batch(const BackendResult& native, const BackendResult
   return common;
 }
 
+// The confirmation's rounds both backends ran, paired by round: compiled over native samples/s.
+PairedRatio confirm(const BackendResult& native, const BackendResult& compiled) {
+  std::vector<double> ratios;
+  for (const auto& [round, compiled_speed] : compiled.repeats) {
+    const auto n = native.repeats.find(round);
+    if (n != native.repeats.end() && n->second > 0 && compiled_speed > 0) ratios.push_back(compiled_speed / n->second);
+  }
+  return paired_ratio(ratios, 0.95);
+}
+
 void compare_at_equal_batch(TableRow& row) {
   const BackendResult& n = row.backends[*row.native];
   const BackendResult& c = row.backends[*row.compiled];
   if (n.best.samples_per_second > 0) row.best_vs_best_speedup = c.best.samples_per_second / n.best.samples_per_second;
+  row.confirmed = confirm(n, c);
   const auto batch = common_batch(n, c);
   if (!batch) return;
   const BatchPoint &np = *ran_ok(n, *batch), &cp = *ran_ok(c, *batch);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "report/amortization.h"
+#include "stats/paired_ratio.h"
 #include "store/database.h"
 
 namespace tune {
@@ -16,8 +17,9 @@ namespace tune {
 // 3: instance parts, batch limits, curves, trial counts and dates; 4: speed-up at one batch both ran (with that
 // batch, best vs best apart, the net overhead), each rate's edge mark; 5: seeds per rate (the second-seed check);
 // 6: the steps each rate was ranked after (train_steps per rate, lr_horizon_steps per backend); 7: what a reader needs
-// to trust a row (start, data, search budget, trial time, the horizon asked for, tiny) and backends the screen dropped
-constexpr int kTableJsonSchemaVersion = 7;
+// to trust a row (start, data, search budget, trial time, the horizon asked for, tiny) and backends the screen dropped;
+// 8: the paired verdict (speed-up best vs best over the confirmation's rounds, its 95% CI, the verdict)
+constexpr int kTableJsonSchemaVersion = 8;
 
 struct BatchPoint {
   int batch_size = 0;
@@ -43,6 +45,9 @@ struct BackendResult {
   std::vector<BatchPoint> batch_curve;  // throughput trials, by batch size
   std::vector<LearningRatePoint> lr_curve;  // learning-rate trials at the chosen batch, by rate
   int64_t memory_limit_bytes = 0;       // what a trial was allowed to use (0: no cap)
+  // Samples/s of each repeat of its best batch's throughput trial (the confirmation's rounds, by repeat; 0: the
+  // round failed).
+  std::map<int, double> repeats;
   // Why the screen dropped it, when it did and no search ran: `best` is then its screening trial (batch, speed,
   // memory; no learning rate).
   std::string screened_out;
@@ -82,6 +87,9 @@ struct TableRow {
   double compile_overhead_seconds = 0;     // net, as amortized
   // Best vs best: each backend at its own chosen batch (batch size and compiling both in it), labelled apart.
   double best_vs_best_speedup = 0;
+  // The verdict: compiled over native, each at its best, from the confirmation's paired rounds (engine/
+  // confirm_stage.cpp): its interval says faster, slower or no difference; unconfirmed without two rounds.
+  PairedRatio confirmed;
   int trials_run = 0;                   // over every backend of the row
   double trial_seconds = 0;             // their wall time together
   double search_budget_seconds = 0;     // the --budget of the searches behind it (the largest; 0: not recorded)

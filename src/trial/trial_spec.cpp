@@ -46,6 +46,7 @@ const std::vector<KeyField>& spec_key_fields() {
       {"step_clock", KeyRule::unless_default}, {"inject_slowdown", KeyRule::unless_default},
       {"compile_mode", KeyRule::unless_default}, {"dynamic_shapes", KeyRule::unless_default},
       {"lr_schedule", KeyRule::unless_default}, {"lr_warmup_steps", KeyRule::unless_default},
+      {"repeat", KeyRule::unless_default},
       // Only a paired trial has them.
       {"paired_backends", KeyRule::paired_only}, {"paired_rounds", KeyRule::paired_only},
       {"paired_block_steps", KeyRule::paired_only}, {"slowed_backend", KeyRule::paired_only},
@@ -89,7 +90,7 @@ void to_json(nlohmann::json& j, const TrialSpec& s) {
        {"learning_rate", s.learning_rate}, {"seed", s.seed}, {"train_steps", s.train_steps},
        {"lr_schedule", s.lr_schedule}, {"lr_warmup_steps", s.lr_warmup_steps},
        {"weights_dir", s.weights_dir}, {"threads", s.threads}, {"memory_limit_bytes", s.memory_limit_bytes},
-       {"timeout_seconds", s.timeout_seconds}, {"inputs_identity", s.inputs_identity}};
+       {"timeout_seconds", s.timeout_seconds}, {"inputs_identity", s.inputs_identity}, {"repeat", s.repeat}};
   for (const nlohmann::json& group : {nlohmann::json(s.step), nlohmann::json(s.measure), nlohmann::json(s.data),
                                       nlohmann::json(s.paired), nlohmann::json(s.test)})
     j.update(group);
@@ -111,6 +112,7 @@ void from_json(const nlohmann::json& j, TrialSpec& s) {
   s.memory_limit_bytes = j.value("memory_limit_bytes", d.memory_limit_bytes);
   s.timeout_seconds = j.value("timeout_seconds", d.timeout_seconds);
   s.inputs_identity = j.value("inputs_identity", d.inputs_identity);
+  s.repeat = j.value("repeat", d.repeat);
   s.step = j.get<StepSettings>();
   s.measure = j.get<MeasureSettings>();
   s.data = j.get<DataSettings>();

@@ -1,0 +1,126 @@
+// The confirmation (search scope, after the pairs): per precision, native at its best batch against the fastest
+// compiled backend at its own, measured again in alternating rounds of one sitting (round 1 native then compiled,
+// round 2 compiled then native, ...), each trial a new process (TrialSpec::repeat 1, 2, ...). The table's verdict
+// and its interval come from these rounds (stats/paired_ratio.h), not from trials taken minutes apart in different
+// stages. Reads confirm_rounds (0: no confirmation) and confirm_budget_share (the budget it reserves).
+#include <algorithm>
+
+#include "engine/search_stage.h"
+#include "engine/stage_list.h"
+#include "stats/paired_ratio.h"
+#include "trial/backend_registry.h"
+#include "util/table_format.h"
+
+namespace tune {
+namespace {
+
+// The outcome of `precision` with a best config that is native (compiled false), or the compiled one with the most
+// samples/s at its best (the one the table's row compares); nullptr when there is none.
+BackendOutcome* pick(std::vector<BackendOutcome>& outcomes, const std::string& precision, bool compiled) {
+  BackendOutcome* picked = nullptr;
+  for (auto& o : outcomes) {
+    if (o.precision != precision || !o.best || o.best->samples_per_second <= 0) continue;
+    const bool wanted = compiled ? is_compiler(o.backend) : o.backend == kNativeBackend;
+    if (wanted && (!picked || o.best->samples_per_second > picked->best->samples_per_second)) picked = &o;
+  }
+  return picked;
+}
+
+// The search's own throughput trial at the pair's best batch: the confirmation repeats it as it was specified.
+std::optional<ToldTrial> best_throughput_trial(const Database& db, const BackendOutcome& o) {
+  for (const auto& t : db.trials(o.study_id))
+    if (t.spec.purpose == TrialPurpose::throughput && t.spec.repeat == 0 && t.result.ok() &&
+        t.spec.batch_size == o.best->batch_size)
+      return ToldTrial{Candidate{t.spec.batch_size, t.spec.learning_rate, 0}, t.result};
+  return std::nullopt;
+}
+
+// One side of the comparison: its outcome, its trials (throughput, repeats) and the candidate it repeats.
+struct Side {
+  BackendOutcome& outcome;
+  StudyTrials trials;
+  Candidate candidate;
+  // The first trial teaches the budget's predictor what a repeat costs.
+  Side(SearchRun& search, BackendOutcome& o, const ToldTrial& first)
+      : outcome(o), trials(search, o, search.budget), candidate(first.first) {
+    trials.learn_from(first.first, first.second);
+  }
+};
+
+class ConfirmStage : public SearchStage {
+ public:
+  explicit ConfirmStage(const SearchSettings& s) : rounds_(s.confirm_rounds), share_(s.confirm_budget_share) {}
+  std::string name() const override { return "confirm"; }
+  StageScope scope() const override { return StageScope::search; }
+  double budget_share() const override { return rounds_ > 0 ? share_ : 0; }
+
+  void run_search(SearchRun& search) override {
+    if (rounds_ <= 0) return;
+    std::vector<std::string> precisions;
+    for (const auto& o : search.summary.backends)
+      if (std::find(precisions.begin(), precisions.end(), o.precision) == precisions.end())
+        precisions.push_back(o.precision);
+    for (const auto& precision : precisions) confirm_precision(search, precision);
+  }
+
+ private:
+  void confirm_precision(SearchRun& search, const std::string& precision) const {
+    BackendOutcome* native = pick(search.summary.backends, precision, false);
+    BackendOutcome* compiled = pick(search.summary.backends, precision, true);
+    if (!native || !compiled) return;
+    const auto native_first = best_throughput_trial(search.db, *native);
+    const auto compiled_first = best_throughput_trial(search.db, *compiled);
+    if (!native_first || !compiled_first) return;
+    Side sides[2] = {{search, *native, *native_first}, {search, *compiled, *compiled_first}};
+    const std::string head = strf("[confirm %s] %s batch %d vs %s batch %d", precision.c_str(), native->backend.c_str(),
+                                  sides[0].candidate.batch_size, compiled->backend.c_str(), sides[1].candidate.batch_size);
+    std::vector<double> ratios;
+    for (int round = 1; round <= rounds_; ++round) {
+      if (round > 2 && refused(sides, round)) {
+        search.progress << head << ": round " << round << " of " << rounds_ << " does not fit the budget; "
+                        << ratios.size() << " rounds\n";
+        break;
+      }
+      if (const auto ratio = run_round(sides, round)) ratios.push_back(*ratio);
+    }
+    const PairedRatio p = paired_ratio(ratios, 0.95);
+    search.progress << head << ": " << strf("%.2fx (95%% CI %.2f-%.2f) over %d paired rounds: ", p.ratio, p.ci_low,
+                                            p.ci_high, p.rounds)
+                    << to_string(p.verdict) << "\n";
+  }
+
+  // Whether the budget refuses either side's trial of `round` (the first two rounds run on the reserve regardless:
+  // fewer than two give no interval).
+  static bool refused(Side (&sides)[2], int round) {
+    for (auto& side : sides) {
+      side.trials.set_repeat(round);
+      if (side.trials.refuses(side.candidate)) return true;
+    }
+    return false;
+  }
+
+  // Both sides once, native first on odd rounds and compiled first on even ones; compiled over native samples/s,
+  // or nothing when either failed.
+  static std::optional<double> run_round(Side (&sides)[2], int round) {
+    double samples_per_second[2] = {0, 0};
+    for (int k = 0; k < 2; ++k) {
+      const int i = round % 2 == 1 ? k : 1 - k;
+      sides[i].trials.set_repeat(round);
+      const TrialResult r = sides[i].trials.stored_or_run(sides[i].candidate);
+      samples_per_second[i] = r.ok() ? r.samples_per_second : 0;
+    }
+    if (samples_per_second[0] <= 0 || samples_per_second[1] <= 0) return std::nullopt;
+    return samples_per_second[1] / samples_per_second[0];
+  }
+
+  const int rounds_;
+  const double share_;
+};
+
+}  // namespace
+
+std::unique_ptr<SearchStage> make_confirm_stage(const SearchSettings& settings) {
+  return std::make_unique<ConfirmStage>(settings);
+}
+
+}  // namespace tune
