@@ -192,6 +192,16 @@ TEST_F(EngineFixture, TheConfirmationAlternatesRoundsAndTheRowGivesThePairedVerd
   EXPECT_EQ(paired_verdict_cell(faster.row).rfind("compile: 1.21x (CI ", 0), 0u) << paired_verdict_cell(faster.row);
   EXPECT_NE(progress.str().find("[confirm fp32] eager batch 32 vs jit batch 32: 1.21x"), std::string::npos)
       << progress.str();
+  // Break-even from the decisive comparison (each at its best, at the paired speed-up), with the interval's range.
+  const Amortization& a = faster.row.decisive();
+  EXPECT_TRUE(a.worth_compiling);
+  EXPECT_EQ(a.batch_size, 32);
+  EXPECT_NEAR(a.speedup, faster.row.confirmed.ratio, 1e-9);
+  EXPECT_GT(a.break_even_steps, 0);
+  EXPECT_LE(faster.row.break_even_steps_low, a.break_even_steps);
+  EXPECT_GE(faster.row.break_even_steps_high, a.break_even_steps);
+  EXPECT_NE(break_even_cell(faster.row).find("steps of batch 32"), std::string::npos) << break_even_cell(faster.row);
+  EXPECT_NE(break_even_cell(faster.row).find("; 95% CI "), std::string::npos) << break_even_cell(faster.row);
   // The batch curve is the stages' trials only: the repeats do not add points.
   for (const auto& b : faster.row.backends) EXPECT_EQ(b.batch_curve.size(), 7u) << b.backend;
 }
@@ -201,6 +211,9 @@ TEST_F(EngineFixture, AConfirmationWhoseIntervalHoldsOneSaysNoDifference) {
   EXPECT_EQ(same.row.confirmed.verdict, PairedVerdict::no_difference);
   EXPECT_EQ(paired_verdict_cell(same.row).rfind("no difference within the noise: 1.01x", 0), 0u)
       << paired_verdict_cell(same.row);
+  // The stages' single trials (equal here) would give a break-even; the paired verdict says there is none.
+  EXPECT_FALSE(same.row.decisive().worth_compiling);
+  EXPECT_EQ(break_even_cell(same.row), "not worth compiling (paired)");
 }
 
 // The pairs run once: a list with a search-scope stage between two pair stages is a bug in tune, and stops it.

@@ -43,11 +43,11 @@ void write_job_recommendation(std::ostream& out, const JobLength& job, const Tab
   const std::string where = " (" + row.precision + ")";
   if (job.steps > 0)
     out << "- for a " << job.steps << "-step job" << where << ": "
-        << recommend_for_job(row.amortization, job.steps, compiled->best.batch_size) << "\n";
+        << recommend_for_job(row.decisive(), job.steps, compiled->best.batch_size) << "\n";
   if (job.hours > 0) {
     const double steps = job.hours * 3600 * compiled->best.samples_per_second / compiled->best.batch_size;
     out << "- for a " << job.hours << "-hour job" << where << ": "
-        << recommend_for_job(row.amortization, steps, compiled->best.batch_size) << "\n";
+        << recommend_for_job(row.decisive(), steps, compiled->best.batch_size) << "\n";
   }
 }
 

@@ -72,7 +72,10 @@ const char* const kSpeedupNote =
     "own when native ran it). Best vs best: each at its own chosen batch, so batch size is in it too. "
     "Compile overhead: what compiling costs a job at that batch: the compiled warm-up overhead once for the "
     "training shape and once for each of 2 more shapes a job meets (a last partial batch, an evaluation batch), "
-    "less native's own warm-up overhead. Break-even: steps of that batch until it has paid for itself.";
+    "less native's own warm-up overhead. Break-even: with a paired verdict, each backend at its best (native at its "
+    "rounds' samples/s, compiled at the paired speed-up), steps of the compiled batch until compiling has paid for "
+    "itself (its overhead taken at the best batches), with the range the speed-up's 95% CI gives, and \"not worth "
+    "compiling (paired)\" unless the verdict is \"compile\"; unconfirmed, steps of the same-batch comparison.";
 const char* const kPairedVerdictNote =
     "Verdict (paired, 95% CI): native and the compiled backend, each at its best batch, measured again after the "
     "search in alternating rounds of one sitting (native then compiled, compiled then native, ...), each trial a new "
@@ -229,6 +232,19 @@ std::string paired_verdict_cell(const TableRow& row) {
   return words + strf(": %.2fx (CI %.2f-%.2f, ", p.ratio, p.ci_low, p.ci_high) + rounds(p.rounds) + ")";
 }
 
+std::string break_even_cell(const TableRow& row) {
+  if (!row.native || !row.compiled) return "-";
+  if (row.confirmed.verdict == PairedVerdict::unconfirmed)
+    return row.amortization.batch_size > 0 ? describe_break_even(row.amortization) : "-";
+  const Amortization& a = row.confirmed_amortization;
+  if (!a.worth_compiling) return "not worth compiling (paired)";
+  const std::string range = row.break_even_steps_high > 0
+                                ? strf("; 95%% CI %.0f-%.0f steps", row.break_even_steps_low, row.break_even_steps_high)
+                                : "";
+  return strf("%.0f steps of batch %d (%s%s)", a.break_even_steps, a.batch_size,
+              format_duration(a.break_even_seconds).c_str(), range.c_str());
+}
+
 std::vector<std::string> table_cells(const TableRow& row) {
   const BackendResult* n = row.native_result();
   const BackendResult* c = row.compiled_result();
@@ -240,7 +256,7 @@ std::vector<std::string> table_cells(const TableRow& row) {
           both ? strf("%.2fx (%d vs %d)", row.best_vs_best_speedup, n->best.batch_size, c->best.batch_size) : "-",
           paired_verdict_cell(row),
           equal ? strf("%.1f s", row.compile_overhead_seconds) : "-",
-          equal ? describe_break_even(row.amortization) : "-", cell(n, peak_memory),
+          break_even_cell(row), cell(n, peak_memory),
           cell(c, peak_memory),
           trials_cell(row), measured_when(row)};
 }

@@ -28,6 +28,9 @@ std::string budget_cell(const TableRow& row);
 // The paired verdict: "compile: 1.21x (CI 1.15-1.28, 4 rounds)", "don't compile: ...", "no difference within the
 // noise: ..." or "unconfirmed (1 round)"; "-" without both sides.
 std::string paired_verdict_cell(const TableRow& row);
+// The break-even the answer rests on: the confirmed one with its range ("412 steps of batch 32 (3m 05s; 95% CI
+// 350-520 steps)"), "not worth compiling (paired)", or unconfirmed the equal-batch one; "-" without it.
+std::string break_even_cell(const TableRow& row);
 // "26 in 29m 31s": the trials behind the row and their wall time together.
 std::string trials_cell(const TableRow& row);
 // "bert-base-cased fp32 on cpu, eager: dropped: ...": each screened-out backend and the screen's reason.

@@ -34,7 +34,8 @@ std::vector<std::string> header() {
                                     "samples_per_second", "peak_memory_bytes", "compile_overhead_seconds"})
       h.push_back(side + "_" + field);
   for (const char* tail : {"speedup", "speedup_batch_size", "speedup_best_vs_best", "paired_verdict",
-                           "paired_speedup", "paired_ci_low", "paired_ci_high", "paired_rounds", "worth_compiling",
+                           "paired_speedup", "paired_ci_low", "paired_ci_high", "paired_rounds", "paired_break_even_steps",
+                           "worth_compiling",
                            "break_even_steps", "break_even_seconds", "trials_run", "trial_seconds",
                            "search_budget_seconds", "budget_cut", "tiny", "start", "data", "first_trial_at", "last_trial_at"})
     h.push_back(tail);
@@ -60,6 +61,7 @@ std::vector<std::string> fields(const TableRow& row) {
   f.push_back(both ? to_string(p.verdict) : "");
   for (double v : {p.ratio, p.ci_low, p.ci_high}) f.push_back(paired ? number(v) : "");
   f.push_back(both ? std::to_string(p.rounds) : "");
+  f.push_back(row.confirmed_amortization.worth_compiling ? number(row.confirmed_amortization.break_even_steps) : "");
   f.push_back(a.batch_size ? (a.worth_compiling ? "true" : "false") : "");
   f.push_back(a.worth_compiling ? number(a.break_even_steps) : "");
   f.push_back(a.worth_compiling ? number(a.break_even_seconds) : "");

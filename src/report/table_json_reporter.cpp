@@ -62,10 +62,15 @@ nlohmann::json backend_json(const BackendResult& r) {
 nlohmann::json paired_json(const TableRow& row) {
   if (!row.native || !row.compiled) return nullptr;
   const PairedRatio& p = row.confirmed;
-  return {{"verdict", to_string(p.verdict)}, {"rounds", p.rounds},
-          {"speedup", p.rounds ? nlohmann::json(p.ratio) : nullptr},
-          {"ci_low", p.rounds ? nlohmann::json(p.ci_low) : nullptr},
-          {"ci_high", p.rounds ? nlohmann::json(p.ci_high) : nullptr}};
+  const Amortization& a = row.confirmed_amortization;
+  const auto number_if = [](bool given, double v) { return given ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  return {{"verdict", to_string(p.verdict)}, {"rounds", p.rounds}, {"speedup", number_if(p.rounds, p.ratio)},
+          {"ci_low", number_if(p.rounds, p.ci_low)}, {"ci_high", number_if(p.rounds, p.ci_high)},
+          {"worth_compiling", a.worth_compiling}, {"break_even_batch_size", number_if(a.worth_compiling, a.batch_size)},
+          {"break_even_steps", number_if(a.worth_compiling, a.break_even_steps)},
+          {"break_even_steps_ci", a.worth_compiling ? nlohmann::json({row.break_even_steps_low, row.break_even_steps_high})
+                                                    : nlohmann::json(nullptr)},
+          {"break_even_seconds", number_if(a.worth_compiling, a.break_even_seconds)}};
 }
 
 nlohmann::json row_json(const TableRow& row) {

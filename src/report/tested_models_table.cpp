@@ -3,10 +3,12 @@
 #include "report/tested_models_table.h"
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <map>
 #include <tuple>
 
+#include "stats/statistics.h"
 #include "trial/backend_registry.h"
 #include "util/table_format.h"
 
@@ -161,21 +163,47 @@ std::optional<int> common_batch(const BackendResult& native, const BackendResult
   return common;
 }
 
-// The confirmation's rounds both backends ran, paired by round: compiled over native samples/s.
-PairedRatio confirm(const BackendResult& native, const BackendResult& compiled) {
-  std::vector<double> ratios;
+// The rounds both backends ran, by round: (native samples/s, compiled samples/s).
+std::vector<std::pair<double, double>> paired_rounds(const BackendResult& native, const BackendResult& compiled) {
+  std::vector<std::pair<double, double>> rounds;
   for (const auto& [round, compiled_speed] : compiled.repeats) {
     const auto n = native.repeats.find(round);
-    if (n != native.repeats.end() && n->second > 0 && compiled_speed > 0) ratios.push_back(compiled_speed / n->second);
+    if (n != native.repeats.end() && n->second > 0 && compiled_speed > 0) rounds.emplace_back(n->second, compiled_speed);
   }
-  return paired_ratio(ratios, 0.95);
+  return rounds;
+}
+
+// The confirmation's verdict and the decisive comparison's break-even with its range (tested_models_table.h).
+void confirm(TableRow& row, const BackendResult& native, const BackendResult& compiled) {
+  const auto rounds = paired_rounds(native, compiled);
+  std::vector<double> ratios, native_logs;
+  for (const auto& [n, c] : rounds) {
+    ratios.push_back(c / n);
+    native_logs.push_back(std::log(n));
+  }
+  row.confirmed = paired_ratio(ratios, 0.95);
+  if (row.confirmed.verdict == PairedVerdict::unconfirmed) return;
+  const double native_speed = std::exp(mean(native_logs));
+  const double overhead = net_compile_overhead(compiled.best.compile_overhead_seconds,
+                                               native.best.compile_overhead_seconds, kJobExtraShapes);
+  const auto at = [&](double speedup) {
+    return amortize(native_speed, native_speed * speedup, compiled.best.batch_size, overhead);
+  };
+  row.confirmed_amortization = at(row.confirmed.ratio);
+  if (row.confirmed.verdict != PairedVerdict::faster) {
+    row.confirmed_amortization.worth_compiling = false;
+    row.confirmed_amortization.break_even_steps = row.confirmed_amortization.break_even_seconds = 0;
+    return;
+  }
+  row.break_even_steps_low = at(row.confirmed.ci_high).break_even_steps;
+  row.break_even_steps_high = at(row.confirmed.ci_low).break_even_steps;
 }
 
 void compare_at_equal_batch(TableRow& row) {
   const BackendResult& n = row.backends[*row.native];
   const BackendResult& c = row.backends[*row.compiled];
   if (n.best.samples_per_second > 0) row.best_vs_best_speedup = c.best.samples_per_second / n.best.samples_per_second;
-  row.confirmed = confirm(n, c);
+  confirm(row, n, c);
   const auto batch = common_batch(n, c);
   if (!batch) return;
   const BatchPoint &np = *ran_ok(n, *batch), &cp = *ran_ok(c, *batch);

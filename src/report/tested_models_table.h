@@ -90,6 +90,16 @@ struct TableRow {
   // The verdict: compiled over native, each at its best, from the confirmation's paired rounds (engine/
   // confirm_stage.cpp): its interval says faster, slower or no difference; unconfirmed without two rounds.
   PairedRatio confirmed;
+  // The decisive comparison, each backend at its best, from those rounds: native at the geometric mean of its
+  // rounds' samples/s, compiled at that times the paired speed-up, steps counted at compiled's batch, the net
+  // compile overhead of the two best configs; worth compiling only when the verdict is "faster". Zero when
+  // unconfirmed. Its break-even at the interval's ends: fewest steps (speed-up at ci_high), most (at ci_low).
+  Amortization confirmed_amortization;
+  double break_even_steps_low = 0, break_even_steps_high = 0;
+  // What the answer rests on: the confirmed comparison when the rounds ran, else the equal-batch one.
+  const Amortization& decisive() const {
+    return confirmed.verdict == PairedVerdict::unconfirmed ? amortization : confirmed_amortization;
+  }
   int trials_run = 0;                   // over every backend of the row
   double trial_seconds = 0;             // their wall time together
   double search_budget_seconds = 0;     // the --budget of the searches behind it (the largest; 0: not recorded)
