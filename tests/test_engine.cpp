@@ -216,6 +216,31 @@ TEST_F(EngineFixture, AConfirmationWhoseIntervalHoldsOneSaysNoDifference) {
   EXPECT_EQ(break_even_cell(same.row), "not worth compiling (paired)");
 }
 
+// The confirmation compares the two configs the row shows, whichever search found them: here jit's best is an
+// earlier search's, and this one searched eager alone.
+TEST_F(EngineFixture, TheConfirmationComparesTheRowsConfigsFromEveryStudy) {
+  Database db((dir / "t.db").string());
+  const auto run = [&](std::vector<std::string> backends, int rounds) {
+    settings.confirm_rounds = rounds;
+    StageList stages;
+    stages.push_back(make_batch_stage(settings));
+    stages.push_back(std::make_unique<KeepTheFastestBatch>());
+    stages.push_back(make_confirm_stage(settings));
+    SearchEngine engine(db, [](const TrialSpec& s, const std::string&) { return simulated_trial(s); }, settings,
+                        progress, std::move(stages));
+    request.backends = std::move(backends);
+    return engine.run(request, 3600);
+  };
+  run({"eager", "jit"}, 0);
+  const SearchSummary eager_only = run({"eager"}, 2);
+  EXPECT_NE(progress.str().find("[confirm fp32] eager batch 32 vs jit batch 32: 1.50x"), std::string::npos)
+      << progress.str();
+  EXPECT_EQ(eager_only.backends[0].trials_run, 2);  // its two rounds; the batch trials were reused
+  const TestedModelsTable table = gather_tested_models(db, "t.db");
+  ASSERT_EQ(table.rows.size(), 1u);
+  EXPECT_EQ(table.rows[0].confirmed.rounds, 2);
+}
+
 // The pairs run once: a list with a search-scope stage between two pair stages is a bug in tune, and stops it.
 TEST(StageListDeathTest, ASearchStageBetweenPairStagesIsRefused) {
   SearchSettings settings;

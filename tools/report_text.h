@@ -10,6 +10,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "util/utc_time.h"
+
 namespace tune {
 
 // A figure a report does not have (a run without load samples, a cell without a loss).
@@ -25,14 +27,7 @@ inline std::string read_text_file(const std::string& path) {
 }
 
 // Now, to the minute, as the reports state when they were made: "2026-12-03 17:21 UTC".
-inline std::string utc_minute_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%d %H:%M UTC", &tm);
-  return text;
-}
+inline std::string utc_minute_now() { return utc_now_text("%Y-%m-%d %H:%M UTC"); }
 
 // `text` without the leading and trailing characters of `blanks` (Python's str.strip).
 inline std::string trimmed(const std::string& text, const char* blanks = " \t\r\n\f\v") {

@@ -1,9 +1,10 @@
-// The confirmation (search scope, after the pairs): per precision, native at its best batch against the fastest
-// compiled backend at its own, measured again in alternating rounds of one sitting (round 1 native then compiled,
+// The confirmation (search scope, after the pairs): per precision the search covered, native at its best batch
+// against the fastest compiled backend at its own (of every study of the row, as the table picks them), measured again in alternating rounds of one sitting (round 1 native then compiled,
 // round 2 compiled then native, ...), each trial a new process (TrialSpec::repeat 1, 2, ...). The table's verdict
 // and its interval come from these rounds (stats/paired_ratio.h), not from trials taken minutes apart in different
 // stages. Reads confirm_rounds (0: no confirmation) and confirm_budget_share (the budget it reserves).
 #include <algorithm>
+#include <deque>
 
 #include "engine/search_stage.h"
 #include "engine/stage_list.h"
@@ -14,12 +15,34 @@
 namespace tune {
 namespace {
 
-// The outcome of `precision` with a best config that is native (compiled false), or the compiled one with the most
-// samples/s at its best (the one the table's row compares); nullptr when there is none.
-BackendOutcome* pick(std::vector<BackendOutcome>& outcomes, const std::string& precision, bool compiled) {
+// Every study of the search's row at `precision` (its model, instance, versions, sequence length and step options;
+// any backend) with a best config, this search's or an earlier one's: the table's row reads them all, so the
+// confirmation compares the two configs the row shows.
+std::deque<BackendOutcome> row_outcomes(const SearchRun& search, const std::string& precision) {
+  const SearchRequest& r = search.request;
+  const std::string row = make_study_key(r.model.name, r.model.config_hash(), r.instance, r.libtorch_version,
+                                         kNativeBackend, precision, r.seq_len,
+                                         step_options_key(r.attention, r.optimizer)).key();
+  std::deque<BackendOutcome> outcomes;
+  for (auto [id, key] : search.db.studies()) {
+    const std::string backend = key.backend;
+    key.backend = kNativeBackend;
+    if (key.key() != row) continue;
+    BackendOutcome o;
+    o.backend = backend;
+    o.precision = precision;
+    o.study_id = id;
+    o.best = search.db.best(id);
+    if (o.best && o.best->samples_per_second > 0) outcomes.push_back(std::move(o));
+  }
+  return outcomes;
+}
+
+// Native (compiled false), or the compiled backend with the most samples/s at its best, as the table picks them;
+// nullptr when there is none.
+BackendOutcome* pick(std::deque<BackendOutcome>& outcomes, bool compiled) {
   BackendOutcome* picked = nullptr;
   for (auto& o : outcomes) {
-    if (o.precision != precision || !o.best || o.best->samples_per_second <= 0) continue;
     const bool wanted = compiled ? is_compiler(o.backend) : o.backend == kNativeBackend;
     if (wanted && (!picked || o.best->samples_per_second > picked->best->samples_per_second)) picked = &o;
   }
@@ -65,8 +88,9 @@ class ConfirmStage : public SearchStage {
 
  private:
   void confirm_precision(SearchRun& search, const std::string& precision) const {
-    BackendOutcome* native = pick(search.summary.backends, precision, false);
-    BackendOutcome* compiled = pick(search.summary.backends, precision, true);
+    std::deque<BackendOutcome> outcomes = row_outcomes(search, precision);
+    BackendOutcome* native = pick(outcomes, false);
+    BackendOutcome* compiled = pick(outcomes, true);
     if (!native || !compiled) return;
     const auto native_first = best_throughput_trial(search.db, *native);
     const auto compiled_first = best_throughput_trial(search.db, *compiled);
@@ -87,6 +111,17 @@ class ConfirmStage : public SearchStage {
     search.progress << head << ": " << strf("%.2fx (95%% CI %.2f-%.2f) over %d paired rounds: ", p.ratio, p.ci_low,
                                             p.ci_high, p.rounds)
                     << to_string(p.verdict) << "\n";
+    for (const auto& side : sides) count_in_summary(search.summary, side.outcome);
+  }
+
+  // The rounds' trials count in this search's outcome of that study, when it has one (the summary's trial counts).
+  static void count_in_summary(SearchSummary& summary, const BackendOutcome& confirmed) {
+    for (auto& o : summary.backends)
+      if (o.study_id == confirmed.study_id) {
+        o.trials_run += confirmed.trials_run;
+        o.trials_reused += confirmed.trials_reused;
+        o.trial_seconds += confirmed.trial_seconds;
+      }
   }
 
   // Whether the budget refuses either side's trial of `round` (the first two rounds run on the reserve regardless:

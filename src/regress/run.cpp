@@ -10,20 +10,14 @@
 #include "stats/statistics.h"
 #include "trial/trial_process.h"
 #include "util/table_format.h"
+#include "util/utc_time.h"
 
 namespace fs = std::filesystem;
 
 namespace tune {
 namespace {
 
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  gmtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return buf;
-}
+std::string utc_now() { return utc_now_text("%Y-%m-%dT%H:%M:%SZ"); }
 
 // The trial of one repeat: every backend still running, warmup + rounds * block_steps steps each and no
 // stopping rule, so the loss after the last step is comparable between runs.
