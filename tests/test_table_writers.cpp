@@ -1,6 +1,7 @@
 // The tested-models table on a synthetic store: gathering (rows, what stopped each batch search) and
 // each writer's output (markdown marks, CSV quoting, JSON schema, HTML charts and no external fetches).
 #include <gtest/gtest.h>
+#include <sqlite3.h>
 
 #include <algorithm>
 #include <regex>
@@ -8,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/table_cells.h"
 #include "report/table_reporters.h"
 #include "table_fixture.h"
 #include "test_helpers.h"
@@ -287,6 +289,40 @@ TEST(TestedModelsTable, FullSizeModelsComeFirstAndTinyVariantsHaveTheirOwnSectio
   TestedModelsTable alone = table;
   alone.rows.erase(alone.rows.begin());
   EXPECT_EQ(render("md", alone).find("## "), std::string::npos);
+}
+
+// A row's trials in runs more than an hour apart are that many sittings, and its trials cell says so.
+TEST(TestedModelsTable, TrialsHoursApartCountAsSittings) {
+  const std::string path = (temp_dir("table-sittings") / "t.db").string();
+  {
+    Database db(path);
+    const int64_t id = db.ensure_study(make_study_key("gpt2", "h", Instance{}, "2.15.0", "eager", "fp32", 128));
+    TrialSpec spec;
+    spec.model.name = "gpt2";
+    TrialResult result;
+    result.samples_per_second = 3;
+    for (int batch : {1, 2, 4}) {
+      spec.batch_size = batch;
+      db.record_trial(id, spec, result, "d");
+    }
+    BestConfig best;
+    best.batch_size = 4;
+    best.samples_per_second = 3;
+    db.save_best(id, best);
+  }
+  sqlite3* raw = nullptr;
+  ASSERT_EQ(sqlite3_open(path.c_str(), &raw), SQLITE_OK);
+  // Batch 1 and 2 ten minutes apart, batch 4 the next day: two sittings.
+  const char* sql = "UPDATE trials SET finished_at = CASE batch_size WHEN 1 THEN '2026-12-01T10:00:00Z' "
+                    "WHEN 2 THEN '2026-12-01T10:10:00Z' ELSE '2026-12-02T09:00:00Z' END";
+  ASSERT_EQ(sqlite3_exec(raw, sql, nullptr, nullptr, nullptr), SQLITE_OK) << sqlite3_errmsg(raw);
+  sqlite3_close(raw);
+  const TestedModelsTable table = gather_tested_models(Database(path), "t.db");
+  ASSERT_EQ(table.rows.size(), 1u);
+  EXPECT_EQ(table.rows[0].sittings, 2);
+  EXPECT_NE(trials_cell(table.rows[0]).find("3 in "), std::string::npos) << trials_cell(table.rows[0]);
+  EXPECT_NE(trials_cell(table.rows[0]).find(" over 2 sittings"), std::string::npos) << trials_cell(table.rows[0]);
+  EXPECT_EQ(nlohmann::json::parse(render("json", table))["rows"][0]["sittings"], 2);
 }
 
 TEST(TableWriters, EachRowStatesItsBudgetStartAndData) {

@@ -49,7 +49,9 @@ const char* const kSetupNote =
     "or $TUNE_CORPUS; \"hashed words\": no tokenizer files (no --tokenizer, none in the model's folder), words hashed into the model's ids). Budget: `tune --budget`, the wall clock of the whole "
     "search of that model (every backend and precision); \"cut\": it ended a batch search (\"budget\" at the "
     "batch), a rate search, or shortened the steps rates were ranked after (\"budget: 4 of 12 steps\" at the rate). "
-    "Trials: how many ran behind the row and their wall time together. MFU: the training step's matmul FLOPs per "
+    "Budget is one run's: a rerun resumes a cut search with a budget of its own, so the trials may take longer. "
+    "Trials: how many ran behind the row, their wall time together, and over how many sittings (runs of trials "
+    "more than an hour apart) when more than one. MFU: the training step's matmul FLOPs per "
     "second over the instance's peak at that precision: a GPU's datasheet figure; a CPU's estimated from the clock "
     "/proc/cpuinfo reports, which on a VM is the nominal one, not the boost the cores may run at, so a CPU's MFU "
     "can read high (\"MFU >100%: peak estimate low\" where it proves the estimate low).";
@@ -186,7 +188,8 @@ std::string budget_cell(const TableRow& row) {
 }
 
 std::string trials_cell(const TableRow& row) {
-  return std::to_string(row.trials_run) + " in " + format_duration(row.trial_seconds);
+  const std::string over = row.sittings > 1 ? " over " + std::to_string(row.sittings) + " sittings" : "";
+  return std::to_string(row.trials_run) + " in " + format_duration(row.trial_seconds) + over;
 }
 
 std::vector<std::string> screen_notes(const TestedModelsTable& table) {

@@ -89,7 +89,7 @@ nlohmann::json row_json(const TableRow& row) {
           {"net_compile_overhead_seconds", row.compile_overhead_seconds},
           {"worth_compiling", a.worth_compiling},
           {"break_even_steps", a.break_even_steps}, {"break_even_seconds", a.break_even_seconds},
-          {"trials_run", row.trials_run}, {"trial_seconds", row.trial_seconds},
+          {"trials_run", row.trials_run}, {"trial_seconds", row.trial_seconds}, {"sittings", row.sittings},
           {"search_budget_seconds", row.search_budget_seconds ? nlohmann::json(row.search_budget_seconds) : nullptr},
           {"budget_cut", row.budget_cut()}, {"start", row.start}, {"data", row.data}, {"tiny", row.tiny},
           {"first_trial_at", row.first_trial_at},

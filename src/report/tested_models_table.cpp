@@ -11,6 +11,7 @@
 #include "stats/statistics.h"
 #include "trial/backend_registry.h"
 #include "util/table_format.h"
+#include "util/utc_time.h"
 
 namespace tune {
 namespace {
@@ -95,6 +96,7 @@ void add_trials(const std::vector<StoredTrial>& trials, BackendResult& result, T
     if (row.first_trial_at.empty() || t.finished_at < row.first_trial_at) row.first_trial_at = t.finished_at;
     row.last_trial_at = std::max(row.last_trial_at, t.finished_at);
     row.trial_seconds += t.result.wall_seconds;
+    if (const auto at = parse_utc_record(t.finished_at)) row.trial_times.push_back(*at);
     if (row.start.empty()) {
       row.start = t.spec.weights_dir.empty() ? "random" : "pretrained";
       row.tiny = t.spec.model.tiny;
@@ -214,6 +216,14 @@ void compare_at_equal_batch(TableRow& row) {
   row.amortization = amortize(np.samples_per_second, cp.samples_per_second, *batch, row.compile_overhead_seconds);
 }
 
+// Groups of the row's trials more than kSittingGap apart, from their finish times.
+int count_sittings(std::vector<std::time_t> times) {
+  std::sort(times.begin(), times.end());
+  int sittings = times.empty() ? 0 : 1;
+  for (size_t i = 1; i < times.size(); ++i) sittings += std::difftime(times[i], times[i - 1]) > kSittingGap;
+  return sittings;
+}
+
 // Eager first, then by name; then points native and compiled at their results and compares them.
 void finish_row(TableRow& row) {
   std::sort(row.backends.begin(), row.backends.end(), [](const BackendResult& a, const BackendResult& b) {
@@ -230,6 +240,7 @@ void finish_row(TableRow& row) {
       row.compiled = i;
   }
   if (row.native && row.compiled) compare_at_equal_batch(row);
+  row.sittings = count_sittings(row.trial_times);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 // every study's rows, `tune --model` its own studies' rows, through the same writers.
 #pragma once
 #include <cstdint>
+#include <ctime>
 #include <map>
 #include <optional>
 #include <string>
@@ -18,8 +19,10 @@ namespace tune {
 // batch, best vs best apart, the net overhead), each rate's edge mark; 5: seeds per rate (the second-seed check);
 // 6: the steps each rate was ranked after (train_steps per rate, lr_horizon_steps per backend); 7: what a reader needs
 // to trust a row (start, data, search budget, trial time, the horizon asked for, tiny) and backends the screen dropped;
-// 8: the paired verdict (speed-up best vs best over the confirmation's rounds, its 95% CI, the verdict)
+// 8: the paired verdict (speed-up best vs best over the confirmation's rounds, its 95% CI, the verdict) and the
+// sittings the row's trials ran in
 constexpr int kTableJsonSchemaVersion = 8;
+constexpr double kSittingGap = 3600;  // seconds between two trials of a row that start a new sitting
 
 struct BatchPoint {
   int batch_size = 0;
@@ -101,6 +104,9 @@ struct TableRow {
     return confirmed.verdict == PairedVerdict::unconfirmed ? amortization : confirmed_amortization;
   }
   int trials_run = 0;                   // over every backend of the row
+  // Runs of its trials more than kSittingGap apart: a search the budget cut and a rerun resumed hours later is two.
+  int sittings = 0;
+  std::vector<std::time_t> trial_times;  // each trial's finish, the sittings are counted from
   double trial_seconds = 0;             // their wall time together
   double search_budget_seconds = 0;     // the --budget of the searches behind it (the largest; 0: not recorded)
   bool tiny = false;                    // a family's tiny variant (tests and CI): the table's second section
