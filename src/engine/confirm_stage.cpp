@@ -4,7 +4,6 @@
 // and its interval come from these rounds (stats/paired_ratio.h), not from trials taken minutes apart in different
 // stages. Reads confirm_rounds (0: no confirmation) and confirm_budget_share (the budget it reserves).
 #include <algorithm>
-#include <deque>
 
 #include "engine/search_stage.h"
 #include "engine/stage_list.h"
@@ -18,12 +17,9 @@ namespace {
 // Every study of the search's row at `precision` (its model, instance, versions, sequence length and step options;
 // any backend) with a best config, this search's or an earlier one's: the table's row reads them all, so the
 // confirmation compares the two configs the row shows.
-std::deque<BackendOutcome> row_outcomes(const SearchRun& search, const std::string& precision) {
-  const SearchRequest& r = search.request;
-  const std::string row = make_study_key(r.model.name, r.model.config_hash(), r.instance, r.libtorch_version,
-                                         kNativeBackend, precision, r.seq_len,
-                                         step_options_key(r.attention, r.optimizer)).key();
-  std::deque<BackendOutcome> outcomes;
+std::vector<BackendOutcome> row_outcomes(const SearchRun& search, const std::string& precision) {
+  const std::string row = search.study_key(kNativeBackend, precision).key();
+  std::vector<BackendOutcome> outcomes;
   for (auto [id, key] : search.db.studies()) {
     const std::string backend = key.backend;
     key.backend = kNativeBackend;
@@ -40,7 +36,7 @@ std::deque<BackendOutcome> row_outcomes(const SearchRun& search, const std::stri
 
 // Native (compiled false), or the compiled backend with the most samples/s at its best, as the table picks them;
 // nullptr when there is none.
-BackendOutcome* pick(std::deque<BackendOutcome>& outcomes, bool compiled) {
+BackendOutcome* pick(std::vector<BackendOutcome>& outcomes, bool compiled) {
   BackendOutcome* picked = nullptr;
   for (auto& o : outcomes) {
     const bool wanted = compiled ? is_compiler(o.backend) : o.backend == kNativeBackend;
@@ -88,7 +84,7 @@ class ConfirmStage : public SearchStage {
 
  private:
   void confirm_precision(SearchRun& search, const std::string& precision) const {
-    std::deque<BackendOutcome> outcomes = row_outcomes(search, precision);
+    std::vector<BackendOutcome> outcomes = row_outcomes(search, precision);  // not grown after: pick's pointers hold
     BackendOutcome* native = pick(outcomes, false);
     BackendOutcome* compiled = pick(outcomes, true);
     if (!native || !compiled) return;

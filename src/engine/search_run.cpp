@@ -29,10 +29,13 @@ BackendOutcome SearchRun::open_study(const std::string& backend, const std::stri
   BackendOutcome outcome;
   outcome.backend = backend;
   outcome.precision = precision;
-  outcome.study_id = db.ensure_study(make_study_key(request.model.name, request.model.config_hash(), request.instance,
-                                                    request.libtorch_version, backend, precision, request.seq_len,
-                                                    step_options_key(request.attention, request.optimizer)));
+  outcome.study_id = db.ensure_study(study_key(backend, precision));
   return outcome;
+}
+
+StudyKey SearchRun::study_key(const std::string& backend, const std::string& precision) const {
+  return make_study_key(request.model.name, request.model.config_hash(), request.instance, request.libtorch_version,
+                        backend, precision, request.seq_len, step_options_key(request.attention, request.optimizer));
 }
 
 const ScreenEntry* SearchRun::screened(const std::string& backend, const std::string& precision) const {

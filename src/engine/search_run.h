@@ -45,6 +45,9 @@ class SearchRun {
   SearchSummary summary;
 
   double elapsed() const;  // seconds since the run began
+  // The key of this search's study of backend x precision (its model, instance, versions, sequence length, step
+  // options).
+  StudyKey study_key(const std::string& backend, const std::string& precision) const;
   // A new outcome of the pair, with its study (created in the store when new).
   BackendOutcome open_study(const std::string& backend, const std::string& precision) const;
   // The pair's screening entry, when the screen ran it (nullptr otherwise).
