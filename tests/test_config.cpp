@@ -91,6 +91,7 @@ TEST(Duration, ParsesUnitsAndRejectsGarbage) {
   EXPECT_NE(error_of([] { parse_duration_seconds("10x"); }).find("'10x'"), std::string::npos);
   EXPECT_THROW(parse_duration_seconds("soon"), std::invalid_argument);
   EXPECT_THROW(parse_duration_seconds(""), std::invalid_argument);
+  EXPECT_NE(error_of([] { parse_duration_seconds("3.9e95s"); }).find("at most a year"), std::string::npos);
 }
 
 TEST(SearchSettings, DefaultsFileLoadsAndBadValueIsNamed) {

@@ -43,6 +43,11 @@ double parse_duration_seconds(const std::string& text) {
     if (!bare) ++pos;
   }
   if (total <= 0) throw std::invalid_argument("duration '" + text + "': expected more than zero seconds");
+  // A fuzzer's find: 3.9e95 s passed, and a sweep's --budget cast it to a long (undefined behaviour). No budget or
+  // timeout tune takes runs a year.
+  if (total > kLongestDurationSeconds)
+    throw std::invalid_argument("duration '" + text + "': expected at most a year (" +
+                                std::to_string(static_cast<long>(kLongestDurationSeconds)) + " s)");
   return total;
 }
 
