@@ -1199,3 +1199,29 @@ TEST_F(EngineFixture, ScreenedRampHoldsItsFirstTrialToTheBudget) {
   }
   for (const auto& r : ran) EXPECT_EQ(r.find("throughput 1"), std::string::npos) << r;
 }
+
+// The pick sees every stored trial: batch 8, stored by an earlier search, ran faster than anything the budget-cut
+// ramp reached (batch 1), so the search picks it, says so, and searches its rate there; the table shows the same.
+TEST_F(EngineFixture, ThePickSeesEveryStoredTrialNotOnlyTheRamps) {
+  Database db((dir / "t.db").string());
+  request.backends = {"eager"};
+  settings.min_batch_size = settings.max_batch_size = 8;
+  int calls = 0;
+  search(db, &calls);
+  settings.min_batch_size = 1;
+  settings.max_batch_size = 256;
+  SearchEngine engine(db, [](const TrialSpec& s, const std::string&) {
+    TrialResult r = simulated_trial(s);
+    r.wall_seconds = 100;  // against a 60 s budget: the ramp's first trial only
+    return r;
+  }, settings, progress);
+  const auto summary = engine.run(request, 60);
+  ASSERT_TRUE(summary.backends[0].best.has_value());
+  EXPECT_EQ(summary.backends[0].best->batch_size, 8);
+  EXPECT_EQ(summary.backends[0].best->stop.batch_limit, BatchLimit::budget);
+  EXPECT_NE(progress.str().find("the pick over every stored size is batch 8"), std::string::npos) << progress.str();
+  const TestedModelsTable table = gather_tested_models(db, "t.db");
+  ASSERT_EQ(table.rows.size(), 1u);
+  EXPECT_EQ(table.rows[0].native_result()->best.batch_size, 8);
+  EXPECT_EQ(table.rows[0].native_result()->rate_batch_size, 0);  // its rate was searched at 8
+}

@@ -399,3 +399,59 @@ TEST(TableWriters, UnknownFormatIsAClearError) {
   EXPECT_NE(message.find("'xlsx'"), std::string::npos) << message;
   EXPECT_NE(message.find("md, csv, json, html"), std::string::npos) << message;
 }
+
+// A stored best the study's own trials overrule (a budget-cut ramp stopped at batch 2; the screen's trial at 8 ran
+// faster beyond the noise): the row shows batch 8 from the stored trial, marked, and says its rate was searched at 2.
+// A best within the noise of a faster trial stands.
+TEST(TestedModelsTable, ThePickSeesEveryStoredTrial) {
+  const std::string path = (temp_dir("table-stored-pick") / "t.db").string();
+  const auto add_trial = [](Database& db, int64_t id, int batch, double speed) {
+    TrialSpec spec;
+    spec.model.name = "gpt2";
+    spec.batch_size = batch;
+    TrialResult result;
+    result.status = TrialStatus::ok;
+    result.samples_per_second = speed;
+    result.step_time_median = batch / speed;
+    result.step_time_ci_low = 0.98 * result.step_time_median;
+    result.step_time_ci_high = 1.02 * result.step_time_median;
+    db.record_trial(id, spec, result, "d");
+  };
+  {
+    Database db(path);
+    const int64_t id = db.ensure_study(make_study_key("gpt2", "h", Instance{}, "2.15.0", "eager", "fp32", 128));
+    add_trial(db, id, 1, 2.0);
+    add_trial(db, id, 2, 3.0);
+    add_trial(db, id, 8, 4.5);
+    BestConfig best;
+    best.batch_size = 2;
+    best.learning_rate = 1e-4;
+    best.samples_per_second = 3.0;
+    best.step_time = 2 / 3.0;
+    best.stop.batch_limit = BatchLimit::budget;
+    db.save_best(id, best);
+  }
+  TestedModelsTable table = gather_tested_models(Database(path), "t.db");
+  ASSERT_EQ(table.rows.size(), 1u);
+  const BackendResult& eager = *table.rows[0].native_result();
+  EXPECT_EQ(eager.best.batch_size, 8);
+  EXPECT_DOUBLE_EQ(eager.best.samples_per_second, 4.5);
+  EXPECT_DOUBLE_EQ(eager.best.learning_rate, 1e-4);
+  EXPECT_EQ(eager.rate_batch_size, 2);
+  EXPECT_EQ(batch_size_cell(eager, ""), "8 (budget; stored trial)");
+  EXPECT_NE(learning_rate_cell(eager).find("searched at batch 2"), std::string::npos) << learning_rate_cell(eager);
+  const auto notes = table_notes(table);
+  EXPECT_NE(std::find(notes.begin(), notes.end(), std::string(kStoredPickNote)), notes.end());
+  EXPECT_EQ(nlohmann::json::parse(render("json", table))["rows"][0]["native"]["learning_rate_batch_size"], 2);
+
+  {  // batch 2 at 4.45 lies within batch 8's CI: the stored best stands
+    Database db(path);
+    const int64_t id = db.ensure_study(make_study_key("gpt2", "h", Instance{}, "2.15.0", "eager", "fp32", 128));
+    BestConfig best = *db.best(id);
+    best.samples_per_second = 4.45;
+    db.save_best(id, best);
+  }
+  table = gather_tested_models(Database(path), "t.db");
+  EXPECT_EQ(table.rows[0].native_result()->best.batch_size, 2);
+  EXPECT_EQ(table.rows[0].native_result()->rate_batch_size, 0);
+}

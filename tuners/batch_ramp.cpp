@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "tuners/batch_pick.h"
 #include "tuners/memory_margin.h"
 #include "util/table_format.h"
 
@@ -65,35 +66,13 @@ void BatchRamp::observe(const Candidate& candidate, const TrialResult& result) {
   }
 }
 
-namespace {
-
-// Beyond +-10% the CI says the machine was too noisy to call any size as fast as another.
-constexpr double kTrustedCiHalfwidth = 0.10;
-
-// Samples/s at the slow end of the step time's 95% CI; the median where the trial has no CI or one
-// too wide to trust (a loaded machine: then the fastest median stands).
-double slowest_plausible(const TrialResult& r, int batch) {
-  const bool trusted = r.step_time_ci_high > 0 && r.step_time_median > 0 &&
-                       (r.step_time_ci_high - r.step_time_ci_low) / (2 * r.step_time_median) <= kTrustedCiHalfwidth;
-  return trusted ? batch / r.step_time_ci_high : r.samples_per_second;
-}
-
-}  // namespace
-
-// The fastest size, or a smaller one whose median lies within the fastest's CI: within measurement noise
-// the smaller batch is as fast and leaves more optimizer steps per sample (and memory headroom). Only
-// the fastest's CI counts: a wide CI of a noisy smaller size must not make it look as fast.
+// The fastest size, or the smallest within its CI (tuners/batch_pick.h).
 std::optional<ToldTrial> BatchRamp::best() const {
   auto fastest = Tuner::best();
   if (oom_batch_ > 0)  // a size ran out of memory: the fastest that keeps the margin, if any does
     if (auto safe = fastest_within_margin(told(), memory_limit_bytes_, oom_batch_, margin_)) fastest = safe;
   if (!fastest) return fastest;
-  const double floor = slowest_plausible(fastest->second, fastest->first.batch_size);
-  for (const auto& entry : told())
-    if (entry.second.ok() && entry.first.batch_size < fastest->first.batch_size &&
-        entry.second.samples_per_second >= floor)
-      return entry;  // told in ascending batch order: the first is the smallest
-  return fastest;
+  return smallest_as_fast(told(), *fastest);
 }
 
 }  // namespace tune

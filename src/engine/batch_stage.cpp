@@ -1,15 +1,41 @@
 // The batch stage (per pair): the batch strategy's throughput trials within ramp_budget_share of the pair's share
 // of the budget. A screened pair's trial counts as its first (held to the budget like the rest, and standing when
-// the budget refuses every size). No batch that ran ends the pair's search. Reads batch_tuner (and its options,
-// through the space), ramp_learning_rate and ramp_budget_share.
+// the budget refuses every size). The pick is made over every throughput trial the study stores, not only the
+// ramp's: a faster size the budget kept the ramp from (the screen's batch, an earlier search's) is not ignored.
+// No batch that ran ends the pair's search. Reads batch_tuner (and its options, through the space),
+// ramp_learning_rate and ramp_budget_share.
+#include <algorithm>
+
 #include "engine/search_spaces.h"
 #include "engine/search_stage.h"
+#include "engine/stored_pick.h"
 #include "engine/stage_list.h"
 #include "trial/backend_registry.h"
 #include "tuners/tuner_registry.h"
+#include "util/table_format.h"
 
 namespace tune {
 namespace {
+
+// When a size the study stores ran faster than the ramp's pick beyond the noise (the screen's, which a budget-cut
+// ramp never reached; an earlier search's), the pick over every stored size (engine/stored_pick.h) replaces it; the
+// stored trial joins the ramp's trials as reused, and its stop reason says so. A ramp a failure ended (out of
+// memory, or another) keeps its pick: its limit stands.
+void pick_over_stored(SearchRun& search, PairSearch& pair, DriveOutcome& ramp) {
+  const auto failed = [](const DrivenTrial& d) { return !d.result.ok(); };
+  if (!ramp.best || std::any_of(ramp.trials.begin(), ramp.trials.end(), failed)) return;
+  const auto pick = overruling_stored_trial(search.db.trials(pair.outcome.study_id), ramp.best->second.samples_per_second);
+  if (!pick) return;
+  const std::string why = strf("the pick over every stored size is batch %d (%.2f samples/s): a stored size ran faster "
+                               "beyond the noise than the ramp's batch %d (%.2f)", pick->first.batch_size,
+                               pick->second.samples_per_second, ramp.best->first.batch_size,
+                               ramp.best->second.samples_per_second);
+  search.progress << pair.trials.label() << " " << why << "\n";
+  ramp.stop_reason += (ramp.stop_reason.empty() ? "" : "; ") + why;
+  const auto told = [&](const DrivenTrial& d) { return d.candidate.batch_size == pick->first.batch_size; };
+  if (std::none_of(ramp.trials.begin(), ramp.trials.end(), told)) ramp.trials.push_back({pick->first, pick->second, true});
+  ramp.best = pick;
+}
 
 class BatchStage : public SearchStage {
  public:
@@ -28,6 +54,7 @@ class BatchStage : public SearchStage {
       ramp.trials.push_back({screen, pair.screened->result, true});
       ramp.best = ToldTrial{screen, pair.screened->result};
     }
+    pick_over_stored(search, pair, ramp);
     pair.outcome.ramp_stop = ramp.stop_reason;
     if (!ramp.best) {
       pair.outcome.failure = "no batch size ran: " + pair.outcome.ramp_stop;

@@ -1,12 +1,14 @@
 // The confirmation (search scope, after the pairs): per precision the search covered, native at its best batch
-// against the fastest compiled backend at its own (of every study of the row, as the table picks them), measured again in alternating rounds of one sitting (round 1 native then compiled,
-// round 2 compiled then native, ...), each trial a new process (TrialSpec::repeat 1, 2, ...). The table's verdict
+// against the fastest compiled backend at its own (of every study of the row, as the table picks them, each at the
+// batch its row shows: engine/stored_pick.h), measured again in alternating rounds of one sitting (round 1 native
+// then compiled, round 2 compiled then native, ...), each trial a new process (TrialSpec::repeat 1, 2, ...). The table's verdict
 // and its interval come from these rounds (stats/paired_ratio.h), not from trials taken minutes apart in different
 // stages. Reads confirm_rounds (0: no confirmation) and confirm_budget_share (the budget it reserves).
 #include <algorithm>
 
 #include "engine/search_stage.h"
 #include "engine/stage_list.h"
+#include "engine/stored_pick.h"
 #include "stats/paired_ratio.h"
 #include "trial/backend_registry.h"
 #include "util/table_format.h"
@@ -29,6 +31,9 @@ std::vector<BackendOutcome> row_outcomes(const SearchRun& search, const std::str
     o.precision = precision;
     o.study_id = id;
     o.best = search.db.best(id);
+    if (o.best)  // the batch the row shows (engine/stored_pick.h)
+      if (const auto overruling = overruling_stored_trial(search.db.trials(id), *o.best))
+        o.best = with_speed_of(*o.best, *overruling);
     if (o.best && o.best->samples_per_second > 0) outcomes.push_back(std::move(o));
   }
   return outcomes;

@@ -85,6 +85,11 @@ const char* const kPairedVerdictNote =
     "compile\" when the interval lies above or below 1, \"no difference within the noise\" when it holds 1, "
     "\"unconfirmed\" when fewer than 2 rounds ran: the row's other speed-ups are single trials from different "
     "stages of the search, not paired, and are no finding on their own.";
+const char* const kStoredPickNote =
+    "\"stored trial\" after a batch size: the search stored a smaller size as its best, but a throughput trial its "
+    "study holds at this size (the screen's, which the budget-cut batch ramp never reached) was faster, so the row "
+    "picks over every stored trial by the same rule; the rate was searched at the smaller size (\"searched at batch "
+    "N\"), and rerunning the search searches this size's rate (the batch stage now picks over every stored trial).";
 const char* const kUncomparedRateNote =
     "\"(R scored x% lower, not compared)\" after a learning rate: the store holds a trial of rate R at this batch "
     "that scored x% below the chosen rate on the seeds both ran, but the search did not compare the two (e.g. R "
@@ -120,6 +125,7 @@ std::string learning_rate_cell(const BackendResult& r) {
                                 : strf("%.1e scored %.1f%% lower%s, not compared", rate.learning_rate,
                                        -100 * margin, seeds.c_str()));
   }
+  if (r.rate_batch_size > 0) notes.push_back(strf("searched at batch %d", r.rate_batch_size));
   const StopReasons& stop = r.best.stop;
   if (stop.lr_horizon_steps < stop.lr_horizon_wanted)
     notes.push_back(strf("budget: %d of %d steps", stop.lr_horizon_steps, stop.lr_horizon_wanted));
@@ -134,6 +140,13 @@ bool any_uncompared_better_rate(const TestedModelsTable& table) {
       const auto second = b.screened_out.empty() ? b.runner_up_with_margin() : std::nullopt;
       if (second && second->second < 0) return true;
     }
+  return false;
+}
+
+bool any_stored_pick(const TestedModelsTable& table) {
+  for (const auto& row : table.rows)
+    for (const auto& b : row.backends)
+      if (b.rate_batch_size > 0) return true;
   return false;
 }
 
@@ -177,6 +190,7 @@ std::string batch_size_cell(const BackendResult& r, const std::string& backend) 
   std::string notes = backend;
   const std::string limit = r.screened_out.empty() ? batch_limit_note(r) : "screened out";
   if (!limit.empty()) notes += (notes.empty() ? "" : "; ") + limit;
+  if (r.rate_batch_size > 0) notes += (notes.empty() ? "" : "; ") + std::string("stored trial");
   return std::to_string(r.best.batch_size) + (r.best.batch_capped_by_range() ? "*" : "") +
          (notes.empty() ? "" : " (" + notes + ")");
 }
@@ -206,6 +220,7 @@ std::vector<std::string> table_notes(const TestedModelsTable& table) {
   std::vector<std::string> notes{kSetupNote, kBatchLimitNote, kSpeedupNote, kPairedVerdictNote, kRunnerUpNote};
   if (any_rate_edge(table)) notes.push_back(kRateEdgeNote);
   if (any_uncompared_better_rate(table)) notes.push_back(kUncomparedRateNote);
+  if (any_stored_pick(table)) notes.push_back(kStoredPickNote);
   if (any_batch_limit(table, BatchLimit::trials)) notes.push_back(kTrialCapNote);
   if (!screen_notes(table).empty()) notes.push_back(kScreenNote);
   if (any_batch_limit(table, BatchLimit::range)) notes.push_back(kRangeCapFootnote);

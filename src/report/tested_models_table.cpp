@@ -8,6 +8,7 @@
 #include <map>
 #include <tuple>
 
+#include "engine/stored_pick.h"
 #include "stats/statistics.h"
 #include "trial/backend_registry.h"
 #include "util/table_format.h"
@@ -111,7 +112,13 @@ BackendResult backend_result(const Database& db, const BestRow& row, TableRow& t
   BackendResult result;
   result.backend = row.key.backend;
   result.best = row.best;
-  add_trials(db.trials(row.study_id), result, table_row);
+  const auto trials = db.trials(row.study_id);
+  if (const auto overruling = overruling_stored_trial(trials, row.best)) {  // engine/stored_pick.h
+    result.rate_batch_size = row.best.batch_size;
+    result.best = with_speed_of(row.best, *overruling);
+  }
+  add_trials(trials, result, table_row);
+  if (result.rate_batch_size > 0) result.lr_curve = lr_curve(trials, result.rate_batch_size);
   return result;
 }
 

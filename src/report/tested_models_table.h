@@ -51,6 +51,10 @@ struct BackendResult {
   // Samples/s of each repeat of its best batch's throughput trial (the confirmation's rounds, by repeat; 0: the
   // round failed).
   std::map<int, double> repeats;
+  // The batch its rate was searched at, when the row shows another (0: the same): the search stored a best that
+  // its study's own stored trials overrule (a faster size its budget-cut ramp never reached; engine/stored_pick.h),
+  // so its rate comes from the old batch.
+  int rate_batch_size = 0;
   // Why the screen dropped it, when it did and no search ran: `best` is then its screening trial (batch, speed,
   // memory; no learning rate).
   std::string screened_out;

@@ -105,7 +105,7 @@ ALTER TABLE studies DROP COLUMN instance_fingerprint;
 ALTER TABLE best_configs DROP COLUMN batch_capped_by_range;
 )sql";
 
-constexpr const char* kTrialColumns = "id, spec_json, result_json, trial_dir, finished_at";
+constexpr const char* kTrialColumns = "id, config_key, spec_json, result_json, trial_dir, finished_at";
 
 StoredTrial read_trial(const Statement& s) {
   StoredTrial t;
@@ -114,6 +114,7 @@ StoredTrial read_trial(const Statement& s) {
   t.result = nlohmann::json::parse(s.text("result_json")).get<TrialResult>();
   t.trial_dir = s.text("trial_dir");
   t.finished_at = s.text("finished_at");
+  t.superseded = s.text("config_key").find('~') != std::string::npos;  // rekey_trials' suffix
   return t;
 }
 

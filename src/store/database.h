@@ -47,6 +47,9 @@ struct StoredTrial {
   TrialResult result;
   std::string trial_dir;
   std::string finished_at;
+  // An older measurement of a config whose newest measurement holds its key (Database::rekey_trials keeps it under
+  // the key and a suffix): kept, never lost, but no pick counts it twice.
+  bool superseded = false;
 };
 
 // The chosen configuration of one study (one backend of one model on one instance), and why its searches ended.

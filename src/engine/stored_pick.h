@@ -1,0 +1,28 @@
+// Which batch a study's row shows and the confirmation compares, over every throughput trial the study stores: its
+// stored best, unless the study's own stored trials overrule it by the batch rule (tuners/batch_pick.h). That
+// happens to a best stored before the batch stage picked over every stored trial, when the budget cut the ramp
+// before it reached the size the screen had already found faster. One place, read by the confirmation (engine)
+// and the table (report).
+#pragma once
+#include <optional>
+#include <vector>
+
+#include "store/database.h"
+#include "tuners/candidate.h"
+
+namespace tune {
+
+// When a throughput trial the study stores (the search's own, not the confirmation's repeats, nor a superseded older
+// measurement of a config: a pick over repeated measurements would chase the lucky one) ran faster than the
+// chosen batch's samples/s beyond the noise, the trial the batch rule picks over all of them; nothing when the choice
+// stands.
+std::optional<ToldTrial> overruling_stored_trial(const std::vector<StoredTrial>& trials, double chosen_samples_per_second);
+// The same for a stored best; a batch a failure limited (out of memory, or another) stands as the ramp chose it (a
+// memory margin may have kept a faster size out).
+std::optional<ToldTrial> overruling_stored_trial(const std::vector<StoredTrial>& trials, const BestConfig& best);
+
+// `best` with the speed figures of `trial` (batch, samples/s, step time and its CI, overhead, memory, FLOPs; the MFU
+// scaled to its FLOP/s against the same peak), its learning rate and stop reasons kept.
+BestConfig with_speed_of(const BestConfig& best, const ToldTrial& trial);
+
+}  // namespace tune
