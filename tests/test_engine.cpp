@@ -1129,8 +1129,30 @@ TEST(Screening, AKeptPrecisionKeepsItsNativeAndFastestCompiler) {
   for (const auto& e : entries) kept.push_back(e.kept);
   EXPECT_EQ(kept, (std::vector<bool>{true, true, false, false, false}));
   EXPECT_NE(entries[1].reason.find("fp32's fastest compiler"), std::string::npos) << entries[1].reason;
-  EXPECT_NE(entries[2].reason.find("40% of the fastest (eager fp32), below the 80% kept"), std::string::npos)
+  EXPECT_NE(entries[2].reason.find("40% of the fastest (eager fp32), below the 80% kept by more than the screen's "
+                                    "noise band (10%); indicative"), std::string::npos)
       << entries[2].reason;
+}
+
+// One trial per pair cannot tell 74% from 84% of the fastest (issue 33: bert-tiny bf16 read both in two runs): a
+// pair below the kept share by less than the noise band is searched, and says why; below the band it is dropped.
+TEST(Screening, APairWithinTheNoiseBandIsSearchedNotDropped) {
+  auto entry = [](const char* backend, const char* precision, double samples_per_second) {
+    ScreenEntry e{backend, precision, 8, {}, true, ""};
+    e.result.status = TrialStatus::ok;
+    e.result.samples_per_second = samples_per_second;
+    return e;
+  };
+  std::vector<ScreenEntry> entries{entry("eager", "fp32", 1000), entry("jit", "fp32", 900),
+                                   entry("eager", "bf16", 740), entry("jit", "bf16", 690)};
+  judge_screen(entries, "eager", 0.8);
+  EXPECT_TRUE(entries[2].kept) << entries[2].reason;
+  EXPECT_NE(entries[2].reason.find("within the screen's noise band (10%) of the 80% kept"), std::string::npos)
+      << entries[2].reason;
+  EXPECT_TRUE(entries[3].kept) << entries[3].reason;  // bf16 can win: its fastest compiler stays to answer
+  entries = {entry("eager", "fp32", 1000), entry("eager", "bf16", 690)};
+  judge_screen(entries, "eager", 0.8);
+  EXPECT_FALSE(entries[1].kept) << entries[1].reason;
 }
 
 // Two rates 0.4% apart from seed 0 are within seed noise: both train again from seed 1, and the one with the

@@ -36,7 +36,8 @@ struct ScreenEntry {
   int64_t study_id = 0;  // the study its trial is stored in (and its verdict)
 };
 
-// Keeps what can win: an entry within keep_share of the best samples/s at the screening batch; in a precision
+// Keeps what can win: an entry within keep_share of the best samples/s at the screening batch, or below it by less
+// than the screen's noise band (one trial each: the search decides those); in a precision
 // with such an entry, its native backend too (the baseline of that precision's speed-ups) and its fastest
 // compiled backend (whose search says whether compiling pays off). Drops the rest, failed trials included,
 // saying why.

@@ -57,7 +57,8 @@ const char* const kSetupNote =
     "can read high (\"MFU >100%: peak estimate low\" where it proves the estimate low).";
 const char* const kScreenNote =
     "\"screened out\": tune's default coverage first times every backend x precision at one batch "
-    "(`screen_batch_size`, 8) and searches only those within `screen_keep_share` (80%) of the fastest's samples/s, "
+    "(`screen_batch_size`, 8) and searches only those within `screen_keep_share` (80%) of the fastest's samples/s or below it by less than the "
+    "screen's noise band (10 points; one trial each, so the search decides those), "
     "with each precision's eager as its baseline; a screened-out backend's figures are that one trial, its rate "
     "\"not searched\" (`--precisions`/`--backends` search it). Dropped, and why:";
 const char* const kTrialCapNote =
