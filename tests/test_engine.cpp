@@ -1155,13 +1155,14 @@ TEST(Screening, APairWithinTheNoiseBandIsSearchedNotDropped) {
   EXPECT_FALSE(entries[1].kept) << entries[1].reason;
 }
 
-// Two rates 0.4% apart from seed 0 are within seed noise: both train again from seed 1, and the one with the
-// lower mean over the two seeds (3e-4 here, second from seed 0) is chosen; the table's cell says 2 seeds.
+// The chosen rate and its runner-up always train again from seed 1, and the one with the lower mean over the two
+// seeds (3e-4 here, second from seed 0) is chosen. Their seeds lie up to 2.0% apart (1e-4: 5.00 and 5.10), so the
+// 0.7% margin is a tie: the table's cell shows both rates. A runner-up 9% behind on seeds that agree is apart.
 TEST_F(EngineFixture, CloseRunnerUpIsCheckedWithASecondSeed) {
   Database db((dir / "t.db").string());
   request.backends = {"eager"};
   settings.learning_rates = {1e-4, 3e-4, 1e-3};
-  settings.seed_check_margin = 0.01;
+  settings.seed_check = true;
   int seeded = 0;
   auto executor = [&seeded](const TrialSpec& s, const std::string&) {
     TrialResult r = simulated_trial(s);
@@ -1186,15 +1187,23 @@ TEST_F(EngineFixture, CloseRunnerUpIsCheckedWithASecondSeed) {
   ASSERT_TRUE(eager.runner_up().has_value());
   EXPECT_EQ(eager.runner_up()->seeds, 2);
   EXPECT_NEAR(eager.runner_up_margin(), 5.05 / 5.015 - 1, 1e-9);
-  EXPECT_NE(learning_rate_cell(eager).find("(next +0.7%, 2 seeds)"), std::string::npos) << learning_rate_cell(eager);
+  ASSERT_TRUE(eager.seed_spread().has_value());
+  EXPECT_NEAR(*eager.seed_spread(), 0.10 / 5.05, 1e-9);
+  EXPECT_TRUE(eager.rate_tie());
+  EXPECT_EQ(learning_rate_cell(eager), "3.0e-04 or 1.0e-04 (12 steps; tie: +0.7% within the seed spread 2.0%)");
+  EXPECT_NE(summary.backends[0].lr_stop.find("seed-to-seed spread 1.98%, margin 0.70%: a tie within the seed spread"),
+            std::string::npos) << summary.backends[0].lr_stop;
 
-  // A clear runner-up (9% here with 1e-3 from the simulated landscape) is not checked again.
+  // A clear runner-up (9% here with 3e-3 from the simulated landscape, whose seeds agree) is checked too: apart.
   Database db2((dir / "t2.db").string());
   settings.learning_rates = {3e-5, 3e-4, 3e-3};
-  seeded = 0;
   SearchEngine plain(db2, [](const TrialSpec& s, const std::string&) { return simulated_trial(s); }, settings, progress);
   const auto clear = plain.run(request, 3600);
-  EXPECT_EQ(clear.backends[0].lr_stop.find("seed"), std::string::npos) << clear.backends[0].lr_stop;
+  EXPECT_NE(clear.backends[0].lr_stop.find("apart beyond the seed spread"), std::string::npos)
+      << clear.backends[0].lr_stop;
+  const auto apart = gather_tested_models(db2, "t2.db").rows[0].backends[0];
+  EXPECT_FALSE(apart.rate_tie());
+  EXPECT_NE(learning_rate_cell(apart).find("seed spread 0.0%"), std::string::npos) << learning_rate_cell(apart);
 }
 
 // A screened pair's ramp learns from its screening trial, so its first trial is held to the budget like the rest

@@ -21,7 +21,7 @@ using tune::testing::temp_dir;
 
 namespace {
 
-constexpr int kWindowWidth = 1400, kWindowHeight = 2100;  // the fixture's three rows and the notes fit
+constexpr int kWindowWidth = 1400, kWindowHeight = 2400;  // the fixture's three rows and the notes fit
 
 struct Box {
   int x, y, width, height;

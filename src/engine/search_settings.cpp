@@ -46,7 +46,7 @@ const std::vector<std::string> kSettingsKeys = {
     "budget", "min_batch_size", "max_batch_size", "gpu_max_batch_size", "tuner_options", "ramp_learning_rate",
     "learning_rates", "pretrained_learning_rates", "learning_rate_edge_factor", "learning_rate_bounds",
     "warmup_steps", "min_measure_steps", "max_measure_steps", "measure_time", "ci_halfwidth", "lr_train_steps",
-    "lr_transfer", "seed_check_margin", "confirm_rounds", "confirm_budget_share", "lr_schedule", "lr_warmup_share", "batch_tuner", "lr_tuner", "max_trials",
+    "lr_transfer", "seed_check", "confirm_rounds", "confirm_budget_share", "lr_schedule", "lr_warmup_share", "batch_tuner", "lr_tuner", "max_trials",
     "ramp_budget_share", "screen_batch_size", "screen_keep_share", "screen_budget_share", "trial_timeout",
     "memory_fraction", "objective", "target_loss", "target_samples", "target_batch", "target_learning_rate",
     "time_cap"};
@@ -135,10 +135,7 @@ SearchSettings load_search_settings(const std::string& file) {
                                 std::to_string(s.ci_halfwidth));
   read_yaml_key(root, "lr_train_steps", s.lr_train_steps, file);
   read_yaml_key(root, "lr_transfer", s.lr_transfer, file);
-  read_yaml_key(root, "seed_check_margin", s.seed_check_margin, file);
-  if (!(s.seed_check_margin >= 0 && s.seed_check_margin < 1))
-    throw std::invalid_argument(file + ": key 'seed_check_margin': expected a share in [0, 1), got " +
-                                std::to_string(s.seed_check_margin));
+  read_yaml_key(root, "seed_check", s.seed_check, file);
   read_confirmation_keys(root, file, s);
   read_yaml_key(root, "lr_schedule", s.lr_schedule, file);
   read_yaml_key(root, "lr_warmup_share", s.lr_warmup_share, file);

@@ -102,12 +102,16 @@ const char* const kRateEdgeNote =
     "the ends of its list), so the best rate may be larger (smaller). Unmarked rates scored better than a rate "
     "tried on each side.";
 const char* const kRunnerUpNote =
-    "\"(next +x%)\" after a learning rate: the runner-up rate's loss lies x% above the chosen one's; a margin "
-    "within seed-to-seed noise (reports/lr-horizon.md) does not separate them. Within 1% (`seed_check_margin`), "
-    "both rates trained again from a second seed and the means decided: \"(next +x%, 2 seeds)\". Rates are ranked by "
-    "the loss at the end of runs of `lr_horizon_steps` steps (the JSON's; 12 by default, a tenth of the job with "
-    "`--job-steps`): a ranking after H steps predicts the one after about 10 H (reports/lr-horizon.md), and a "
-    "longer job's best rate tends lower.";
+    "Learning rate: the rate that scored the lowest loss at the end of short runs of the row's start and data (the "
+    "\"start, data\" column), after the steps in its cell (`lr_horizon_steps`: 12 by default, a tenth of the job "
+    "with `--job-steps`); a ranking after H steps predicts the one after about 10 H (reports/lr-horizon.md), and a "
+    "longer job's best rate tends lower. From a random start it is the rate of a pretraining run's first steps, not "
+    "a fine-tuning rate (fine-tuning a pretrained checkpoint takes far lower rates: search it with --weights). "
+    "\"next +x%\": the runner-up rate's loss lies x% above the chosen one's. The chosen rate and its runner-up "
+    "train again from a second seed (`seed_check`) and the means decide: \"seed spread y%\" is how far one rate's "
+    "two seeds lie apart on this model at this horizon (the larger of the two rates'), and a margin within it is a "
+    "tie, shown as both rates (\"1.0e-03 or 3.0e-04 (tie: ...)\"): the search cannot tell them apart. Without a "
+    "spread (rows searched before the check ran on every pair) the margin stands alone.";
 
 std::string learning_rate_cell(const BestConfig& best) {
   const RateEdge edge = best.stop.lr_edge;
@@ -115,22 +119,41 @@ std::string learning_rate_cell(const BestConfig& best) {
          strf("%.1e", best.learning_rate);
 }
 
+namespace {
+
+// The steps the chosen rate was ranked after (0: no rate trial stored at its batch).
+int ranked_after_steps(const BackendResult& r) {
+  for (const auto& p : r.lr_curve)
+    if (p.learning_rate == r.best.learning_rate) return p.train_steps;
+  return 0;
+}
+
+// The runner-up's note: a tie within the model's seed spread, apart beyond it, or (one seed) its margin alone. A
+// negative margin is a stored rate the search never compared with its choice: named, not hidden as "+-x%".
+std::string runner_up_note(const BackendResult& r, const LearningRatePoint& rate, double margin) {
+  if (margin < 0)
+    return strf("%.1e scored %.1f%% lower%s, not compared", rate.learning_rate, -100 * margin,
+                rate.seeds > 1 ? strf(", %d seeds", rate.seeds).c_str() : "");
+  const auto spread = r.seed_spread();
+  if (!spread) return strf("next +%.1f%%", 100 * margin) + (rate.seeds > 1 ? strf(", %d seeds", rate.seeds) : "");
+  return strf(r.rate_tie() ? "tie: +%.1f%% within the seed spread %.1f%%" : "next +%.1f%%, seed spread %.1f%%",
+              100 * margin, 100 * *spread);
+}
+
+}  // namespace
+
 std::string learning_rate_cell(const BackendResult& r) {
   if (!r.screened_out.empty()) return "not searched";
   std::vector<std::string> notes;
-  if (const auto second = r.runner_up_with_margin()) {
-    const auto& [rate, margin] = *second;
-    const std::string seeds = rate.seeds > 1 ? strf(", %d seeds", rate.seeds) : "";
-    // A negative margin is a stored rate the search never compared with its choice: named, not hidden as "+-x%".
-    notes.push_back(margin >= 0 ? strf("next +%.1f%%", 100 * margin) + seeds
-                                : strf("%.1e scored %.1f%% lower%s, not compared", rate.learning_rate,
-                                       -100 * margin, seeds.c_str()));
-  }
-  if (r.rate_batch_size > 0) notes.push_back(strf("searched at batch %d", r.rate_batch_size));
   const StopReasons& stop = r.best.stop;
   if (stop.lr_horizon_steps < stop.lr_horizon_wanted)
     notes.push_back(strf("budget: %d of %d steps", stop.lr_horizon_steps, stop.lr_horizon_wanted));
+  else if (const int steps = ranked_after_steps(r)) notes.push_back(strf("%d steps", steps));
+  const auto second = r.runner_up_with_margin();
+  if (second) notes.push_back(runner_up_note(r, second->first, second->second));
+  if (r.rate_batch_size > 0) notes.push_back(strf("searched at batch %d", r.rate_batch_size));
   std::string text = learning_rate_cell(r.best);
+  if (second && r.rate_tie()) text += strf(" or %.1e", second->first.learning_rate);
   for (size_t i = 0; i < notes.size(); ++i) text += (i ? "; " : " (") + notes[i];
   return notes.empty() ? text : text + ")";
 }
@@ -160,7 +183,7 @@ bool any_rate_edge(const TestedModelsTable& table) {
 
 std::vector<std::string> table_header() {
   return {"model", "tune", "libtorch", "instance", "precision", "seq", "start, data", "budget", "batch native",
-          "batch compiled", "lr native",
+          "batch compiled", "lr native (for: start, data, steps)",
           "lr compiled", "samples/s native", "samples/s compiled", "speedup (same batch)",
           "speedup (best vs best)", "verdict (paired, 95% CI)", "compile overhead", "break-even",
           "peak mem native", "peak mem compiled", "trials", "measured"};

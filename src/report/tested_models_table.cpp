@@ -330,6 +330,37 @@ std::optional<LearningRatePoint> BackendResult::runner_up() const {
   return second ? std::optional<LearningRatePoint>(second->first) : std::nullopt;
 }
 
+namespace {
+
+std::optional<double> spread_of(const LearningRatePoint& p) {
+  if (p.seed_scores.size() < 2) return std::nullopt;
+  double low = p.seed_scores.begin()->second, high = low, sum = 0;
+  for (const auto& [seed, score] : p.seed_scores) {
+    low = std::min(low, score);
+    high = std::max(high, score);
+    sum += score;
+  }
+  const double mean = sum / p.seed_scores.size();
+  return mean > 0 ? std::optional<double>((high - low) / mean) : std::nullopt;
+}
+
+}  // namespace
+
+std::optional<double> BackendResult::seed_spread() const {
+  const auto second = runner_up_with_margin();
+  const auto chosen = std::find_if(lr_curve.begin(), lr_curve.end(),
+                                   [&](const LearningRatePoint& p) { return p.learning_rate == best.learning_rate; });
+  if (!second || chosen == lr_curve.end()) return std::nullopt;
+  const auto a = spread_of(*chosen), b = spread_of(second->first);
+  if (!a || !b) return std::nullopt;
+  return std::max(*a, *b);
+}
+
+bool BackendResult::rate_tie() const {
+  const auto spread = seed_spread();
+  return spread && runner_up_margin() >= 0 && runner_up_margin() <= *spread;
+}
+
 double BackendResult::runner_up_margin() const {
   const auto second = runner_up_with_margin();
   return second ? second->second : 0;

@@ -64,6 +64,13 @@ struct BackendResult {
   std::optional<LearningRatePoint> runner_up() const;
   std::optional<std::pair<LearningRatePoint, double>> runner_up_with_margin() const;
   double runner_up_margin() const;
+  // This model's seed-to-seed spread at the rate's horizon: each of the chosen rate and its runner-up, its seeds'
+  // scores apart (highest less lowest) as a share of their mean, the larger of the two; nothing unless both ran at
+  // least two seeds (the second-seed check).
+  std::optional<double> seed_spread() const;
+  // Whether the runner-up lies within that spread of the chosen rate: the search cannot tell them apart, so the
+  // table shows both.
+  bool rate_tie() const;
 };
 
 // The instance a row was measured on: its name and hardware, as its studies store them.
