@@ -455,3 +455,55 @@ TEST(TestedModelsTable, ThePickSeesEveryStoredTrial) {
   EXPECT_EQ(table.rows[0].native_result()->best.batch_size, 2);
   EXPECT_EQ(table.rows[0].native_result()->rate_batch_size, 0);
 }
+
+// A ranking of rates taken before the model learned is said to be one: a classifier whose chosen rate scores 0.66
+// against chance ln 2 = 0.693 (4.8% below) is "not separated yet"; a language model 30% below its first-step loss is.
+TEST(TestedModelsTable, RatesTheModelHasNotLearnedFromAreNotAnAnswer) {
+  const std::string path = (temp_dir("table-separated") / "t.db").string();
+  const auto add_rates = [](Database& db, const std::string& model, const std::string& task, double first,
+                            std::vector<std::pair<double, double>> rate_scores) {
+    const int64_t id = db.ensure_study(make_study_key(model, "h", Instance{}, "2.15.0", "eager", "fp32", 128));
+    TrialSpec spec;
+    spec.model.name = model;
+    spec.model.task = task;
+    spec.purpose = TrialPurpose::learning_rate;
+    spec.batch_size = 8;
+    spec.train_steps = 12;
+    for (const auto& [rate, score] : rate_scores) {
+      spec.learning_rate = rate;
+      TrialResult result;
+      result.status = TrialStatus::ok;
+      result.score_loss = score;
+      result.losses = {first, score};
+      db.record_trial(id, spec, result, "d");
+    }
+    BestConfig best;
+    best.batch_size = 8;
+    best.samples_per_second = 3;
+    best.learning_rate = rate_scores.front().first;
+    db.save_best(id, best);
+  };
+  {
+    Database db(path);
+    add_rates(db, "sst2", "sequence_classification", 0.60, {{1e-4, 0.66}, {3e-4, 0.67}});
+    add_rates(db, "gpt2", "causal_lm", 10.0, {{1e-3, 7.0}, {3e-3, 7.5}});
+  }
+  const TestedModelsTable table = gather_tested_models(Database(path), "t.db");
+  ASSERT_EQ(table.rows.size(), 2u);
+  for (const auto& row : table.rows) {
+    const BackendResult& eager = *row.native_result();
+    ASSERT_TRUE(eager.learned_share().has_value()) << row.model;
+    if (row.model == "sst2") {
+      EXPECT_NEAR(*eager.learned_share(), 1 - 0.66 / std::log(2.0), 1e-9);  // chance, not the 0.60 first step
+      EXPECT_FALSE(eager.rates_separated());
+      EXPECT_NE(learning_rate_cell(eager).find("not separated yet: loss 4.8% below untrained"), std::string::npos)
+          << learning_rate_cell(eager);
+    } else {
+      EXPECT_NEAR(*eager.learned_share(), 0.3, 1e-9);
+      EXPECT_TRUE(eager.rates_separated());
+      EXPECT_EQ(learning_rate_cell(eager).find("not separated"), std::string::npos) << learning_rate_cell(eager);
+    }
+  }
+  const auto notes = table_notes(table);
+  EXPECT_NE(std::find(notes.begin(), notes.end(), std::string(kRatesNotSeparatedNote)), notes.end());
+}

@@ -3,6 +3,7 @@
 #include "report/table_cells.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "instance/instance.h"
 #include "util/duration.h"
@@ -91,6 +92,12 @@ const char* const kStoredPickNote =
     "study holds at this size (the screen's, which the budget-cut batch ramp never reached) was faster, so the row "
     "picks over every stored trial by the same rule; the rate was searched at the smaller size (\"searched at batch "
     "N\"), and rerunning the search searches this size's rate (the batch stage now picks over every stored trial).";
+const char* const kRatesNotSeparatedNote =
+    "\"not separated yet: loss x% below untrained\" on a learning rate: after the steps its rates ran, the chosen "
+    "rate's loss lies less than 10% below the untrained model's (a classifier's chance, ln of its labels; a "
+    "language model's first-step loss), so the model has hardly learned and the rates' order says little about a "
+    "real job. The rate shown is the search's pick, not an answer: a longer horizon (`--job-steps`, "
+    "`lr_train_steps`) or a larger budget lets the rates separate.";
 const char* const kUncomparedRateNote =
     "\"(R scored x% lower, not compared)\" after a learning rate: the store holds a trial of rate R at this batch "
     "that scored x% below the chosen rate on the seeds both ran, but the search did not compare the two (e.g. R "
@@ -149,6 +156,11 @@ std::string learning_rate_cell(const BackendResult& r) {
   if (stop.lr_horizon_steps < stop.lr_horizon_wanted)
     notes.push_back(strf("budget: %d of %d steps", stop.lr_horizon_steps, stop.lr_horizon_wanted));
   else if (const int steps = ranked_after_steps(r)) notes.push_back(strf("%d steps", steps));
+  if (!r.rates_separated()) {
+    const double learned = r.learned_share().value_or(0);
+    notes.push_back(strf("not separated yet: loss %.1f%% %s untrained", 100 * std::fabs(learned),
+                         learned >= 0 ? "below" : "above"));
+  }
   const auto second = r.runner_up_with_margin();
   if (second) notes.push_back(runner_up_note(r, second->first, second->second));
   if (r.rate_batch_size > 0) notes.push_back(strf("searched at batch %d", r.rate_batch_size));
@@ -164,6 +176,13 @@ bool any_uncompared_better_rate(const TestedModelsTable& table) {
       const auto second = b.screened_out.empty() ? b.runner_up_with_margin() : std::nullopt;
       if (second && second->second < 0) return true;
     }
+  return false;
+}
+
+bool any_rates_not_separated(const TestedModelsTable& table) {
+  for (const auto& row : table.rows)
+    for (const auto& b : row.backends)
+      if (!b.rates_separated()) return true;
   return false;
 }
 
@@ -245,6 +264,7 @@ std::vector<std::string> table_notes(const TestedModelsTable& table) {
   if (any_rate_edge(table)) notes.push_back(kRateEdgeNote);
   if (any_uncompared_better_rate(table)) notes.push_back(kUncomparedRateNote);
   if (any_stored_pick(table)) notes.push_back(kStoredPickNote);
+  if (any_rates_not_separated(table)) notes.push_back(kRatesNotSeparatedNote);
   if (any_batch_limit(table, BatchLimit::trials)) notes.push_back(kTrialCapNote);
   if (!screen_notes(table).empty()) notes.push_back(kScreenNote);
   if (any_batch_limit(table, BatchLimit::range)) notes.push_back(kRangeCapFootnote);

@@ -50,6 +50,8 @@ std::string learning_rate_cell(const BestConfig& best);
 std::string learning_rate_cell(const BackendResult& result);
 // Whether any backend's rate is marked, so writers add kRateEdgeNote only when needed.
 bool any_rate_edge(const TestedModelsTable& table);
+// Whether any backend's rates ran without the model learning enough to rank them (BackendResult::rates_separated).
+bool any_rates_not_separated(const TestedModelsTable& table);
 // Whether a row picked a stored trial's batch over the search's stored best (BackendResult::rate_batch_size).
 bool any_stored_pick(const TestedModelsTable& table);
 // Whether a runner-up scored below its chosen rate (a stored rate the search did not compare), for its note.
@@ -63,6 +65,7 @@ extern const char* const kSpeedupNote;
 extern const char* const kRunnerUpNote;
 extern const char* const kUncomparedRateNote;
 extern const char* const kStoredPickNote;
+extern const char* const kRatesNotSeparatedNote;
 extern const char* const kBatchLimitNote;
 extern const char* const kTrialCapNote;
 

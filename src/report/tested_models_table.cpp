@@ -35,13 +35,16 @@ LearningRatePoint rate_point(double rate, const std::vector<const StoredTrial*>&
   for (const StoredTrial* t : trials)
     if (t->spec.train_steps == steps) latest = t;
   LearningRatePoint point{rate, TrialStatus::ok, 0, 0, {}, steps};
+  std::map<uint64_t, double> start_losses;
   for (const StoredTrial* t : trials) {
     if (t->spec.train_steps != steps || t->spec.lr_schedule != latest->spec.lr_schedule ||
         t->spec.lr_warmup_steps != latest->spec.lr_warmup_steps)
       continue;
     point.seed_scores[t->spec.seed] = t->result.score_loss;
+    if (!t->result.losses.empty()) start_losses[t->spec.seed] = t->result.losses.front();
     if (!t->result.ok()) point.status = t->result.status;
   }
+  for (const auto& [seed, loss] : start_losses) point.start_loss += loss / start_losses.size();
   for (const auto& [seed, score] : point.seed_scores) point.score_loss += score / point.seed_scores.size();
   point.seeds = static_cast<int>(point.seed_scores.size());
   return point;
@@ -108,6 +111,18 @@ void add_trials(const std::vector<StoredTrial>& trials, BackendResult& result, T
   row.search_budget_seconds = std::max(row.search_budget_seconds, result.best.search_budget_seconds);
 }
 
+// Chance for a classifier (ln of its labels: what predicting every label alike scores), else the chosen rate's
+// first-step loss; 0 when neither is known.
+double untrained_loss(const std::vector<StoredTrial>& trials, const BackendResult& result) {
+  for (const auto& t : trials)
+    if (t.spec.purpose == TrialPurpose::learning_rate && t.spec.model.task == "sequence_classification" &&
+        t.spec.model.num_labels > 1)
+      return std::log(static_cast<double>(t.spec.model.num_labels));
+  for (const auto& p : result.lr_curve)
+    if (p.learning_rate == result.best.learning_rate) return p.start_loss;
+  return 0;
+}
+
 BackendResult backend_result(const Database& db, const BestRow& row, TableRow& table_row) {
   BackendResult result;
   result.backend = row.key.backend;
@@ -119,6 +134,7 @@ BackendResult backend_result(const Database& db, const BestRow& row, TableRow& t
   }
   add_trials(trials, result, table_row);
   if (result.rate_batch_size > 0) result.lr_curve = lr_curve(trials, result.rate_batch_size);
+  result.untrained_loss = untrained_loss(trials, result);
   return result;
 }
 
@@ -359,6 +375,19 @@ std::optional<double> BackendResult::seed_spread() const {
 bool BackendResult::rate_tie() const {
   const auto spread = seed_spread();
   return spread && runner_up_margin() >= 0 && runner_up_margin() <= *spread;
+}
+
+std::optional<double> BackendResult::learned_share() const {
+  if (!(untrained_loss > 0) || !screened_out.empty()) return std::nullopt;
+  for (const auto& p : lr_curve)
+    if (p.learning_rate == best.learning_rate && p.status == TrialStatus::ok && p.score_loss > 0)
+      return 1 - p.score_loss / untrained_loss;
+  return std::nullopt;
+}
+
+bool BackendResult::rates_separated() const {
+  const auto learned = learned_share();
+  return !learned || *learned >= kLearnedShare;
 }
 
 double BackendResult::runner_up_margin() const {

@@ -39,7 +39,14 @@ struct LearningRatePoint {
   int seeds = 1;          // trials of this rate at its longest length, one per seed (the second-seed check)
   std::map<uint64_t, double> seed_scores;  // each seed's score: rates compare on the seeds both ran
   int train_steps = 0;    // the length of the trials that speak for it: the horizon it was ranked at
+  double start_loss = 0;  // their first step's loss (before any update: the untrained model's), mean over seeds
 };
+
+// A ranking of rates means something only once the model has learned: the chosen rate's loss must lie this share
+// below the untrained model's (a language model's first-step loss; a classifier's chance, ln of its labels).
+// Issue 33's pretrained classifier ranked rates whose losses all lay within 8% of chance; every full-size language
+// model row of the committed table lies 14-46% below its start.
+constexpr double kLearnedShare = 0.10;
 
 // One backend's result in a row: its best config (with why its searches stopped) and the curves behind it.
 struct BackendResult {
@@ -64,6 +71,13 @@ struct BackendResult {
   std::optional<LearningRatePoint> runner_up() const;
   std::optional<std::pair<LearningRatePoint, double>> runner_up_with_margin() const;
   double runner_up_margin() const;
+  // The loss of the untrained model its rates are judged against (0: unknown): chance for a classifier, else the
+  // chosen rate's first-step loss.
+  double untrained_loss = 0;
+  // How far the chosen rate's loss lies below the untrained loss (a share); nothing without both.
+  std::optional<double> learned_share() const;
+  // Whether its rates' ranking can stand: the chosen rate learned at least kLearnedShare (true when unknown).
+  bool rates_separated() const;
   // This model's seed-to-seed spread at the rate's horizon: each of the chosen rate and its runner-up, its seeds'
   // scores apart (highest less lowest) as a share of their mean, the larger of the two; nothing unless both ran at
   // least two seeds (the second-seed check).
