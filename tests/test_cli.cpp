@@ -51,6 +51,7 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   ASSERT_EQ(again_counts.size(), 2u) << again.output;
   for (size_t i = 0; i < 2; ++i)
     EXPECT_EQ(again_counts[i].second, first_counts[i].first + first_counts[i].second) << again.output;
+  EXPECT_EQ(again.output.find("tune: measured matmul peak: "), std::string::npos) << "the stored peak is reused";
 
   const std::string page = (dir / "t.html").string();
   const CliRun html = tune_cli("table --format html --db " + db + " --out " + page);
@@ -62,7 +63,10 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   const CliRun table = tune_cli("table --format json --db " + db);
   ASSERT_EQ(table.exit_code, 0) << table.output;
   const auto json = nlohmann::json::parse(table.output);
-  EXPECT_EQ(json["schema_version"], 8);  // report/tested_models_table.h kTableJsonSchemaVersion
+  EXPECT_EQ(json["schema_version"], 9);  // report/tested_models_table.h kTableJsonSchemaVersion
+  // The search measured the matmul peak into its new store, and the row's MFU is taken against it.
+  EXPECT_EQ(json["rows"][0]["mfu_peak"]["source"], "measured") << json["rows"][0]["mfu_peak"].dump();
+  EXPECT_NE(first.output.find("tune: measured matmul peak: "), std::string::npos) << first.output;
   EXPECT_EQ(json["rows"][0]["native"]["lr_horizon_steps"], 12);
   ASSERT_EQ(json["rows"].size(), 1u);
   EXPECT_EQ(json["rows"][0]["model"], "bert-tiny");
@@ -79,7 +83,8 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   ASSERT_EQ(exported.exit_code, 0) << exported.output;
   const auto doc = nlohmann::json::parse(exported.output);
   EXPECT_EQ(doc["schema"], "tune-export");
-  EXPECT_EQ(doc["schema_version"], 2);  // store/export.h kExportSchemaVersion
+  EXPECT_EQ(doc["schema_version"], 3);  // store/export.h kExportSchemaVersion
+  EXPECT_FALSE(doc["instance_peaks"].empty()) << exported.output;
   ASSERT_EQ(doc["studies"].size(), 2u) << exported.output;
   EXPECT_EQ(doc["studies"][0]["backend"], "eager");
   EXPECT_EQ(doc["studies"][1]["backend"], "jit");
@@ -104,7 +109,7 @@ TEST(Cli, DefaultPrecisionsAreScreenedBeforeTheSearch) {
   EXPECT_NE(r.output.find("(auto: this instance's); each pair screened at one batch before any search"), std::string::npos)
       << r.output;
   const auto json = nlohmann::json::parse(r.output.substr(r.output.find("\n{") + 1));
-  EXPECT_EQ(json["schema_version"], 7);  // cli/cmd_tune.cpp kSearchJsonSchemaVersion
+  EXPECT_EQ(json["schema_version"], 8);  // report/search_reporters.h kSearchJsonSchemaVersion
   for (const auto& s : json["searches"])  // the horizon the budget afforded is never more than the one wanted
     EXPECT_LE(s["lr_horizon_steps"].get<int>(), s["lr_horizon_wanted"].get<int>()) << s.dump();
   const auto& screening = json["screening"];
@@ -259,4 +264,26 @@ TEST(Cli, ModelsAndInstanceList) {
   const CliRun inst = tune_cli("instance --instance cpu-1thread");
   ASSERT_EQ(inst.exit_code, 0) << inst.output;
   EXPECT_NE(inst.output.find("threads:     1"), std::string::npos) << inst.output;
+}
+
+// `tune instance --measure-peak` measures the matmul peak and stores it with the instance's fingerprint; without
+// it, `tune instance` shows what the store holds, and never creates a store behind a mistyped path.
+TEST(Cli, InstanceMeasuresStoresAndShowsTheMatmulPeak) {
+  const auto dir = temp_dir("cli");
+  const std::string db = (dir / "peaks.db").string();
+  const CliRun missing = tune_cli("instance --db " + db);
+  ASSERT_EQ(missing.exit_code, 0) << missing.output;
+  EXPECT_NE(missing.output.find("measured peaks: no database at"), std::string::npos) << missing.output;
+  EXPECT_FALSE(std::filesystem::exists(db));
+  const CliRun measured = tune_cli("instance --instance cpu-1thread --measure-peak --precisions fp32 --db " + db);
+  ASSERT_EQ(measured.exit_code, 0) << measured.output;
+  EXPECT_NE(measured.output.find("measured:    "), std::string::npos) << measured.output;
+  EXPECT_NE(measured.output.find(" fp32 (torch.mm "), std::string::npos) << measured.output;
+  const CliRun shown = tune_cli("instance --instance cpu-1thread --db " + db);
+  ASSERT_EQ(shown.exit_code, 0) << shown.output;
+  EXPECT_NE(shown.output.find("stored peak: "), std::string::npos) << shown.output;
+  EXPECT_NE(shown.output.find("fp32, 1 threads, median of "), std::string::npos) << shown.output;
+  const CliRun bad = tune_cli("instance --measure-peak --precisions fp8 --db " + db);
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("'fp8'"), std::string::npos) << bad.output;
 }

@@ -607,13 +607,15 @@ TEST(BatchRamp, GoesPastAOneStepPlateau) {
   }
 }
 
-// Each backend is searched at each precision, in its own study; MFU uses the precision's peak.
+// Each backend is searched at each precision, in its own study; MFU uses the precision's peak: the measured one
+// where the instance has it (bf16 here), the estimate where not.
 TEST_F(EngineFixture, PrecisionsAreSeparateStudiesWithTheirOwnMfu) {
   Database db((dir / "t.db").string());
   int calls = 0;
   request.backends = {"eager"};
   request.precisions = {"fp32", "bf16"};
-  request.instance.peak = PeakFlops{1e12, 4e12, 4e12, "test"};
+  request.instance.peak = PeakFlops{1e12, 8e12, 8e12, "test"};
+  request.instance.measured.bf16 = 4e12;
   const auto summary = search(db, &calls);
   ASSERT_EQ(summary.backends.size(), 2u);
   EXPECT_EQ(summary.backends[0].precision, "fp32");

@@ -1,6 +1,6 @@
 // The SQLite store: schema version, round trips of trials and best configs (with their stop reasons), reuse
-// by config key, migrations from schemas 1, 2 and 5, clear errors for a file that is not a tune database, and the
-// `tune export` document of a store.
+// by config key, migrations from schemas 1, 2, 5 and 6, clear errors for a file that is not a tune database, the
+// measured peaks' store and reuse, and the `tune export` document of a store.
 #include <gtest/gtest.h>
 
 #include <sqlite3.h>
@@ -16,6 +16,7 @@
 
 #include "store/database.h"
 #include "store/export.h"
+#include "store/instance_peaks.h"
 #include "store/trial_lock.h"
 #include "test_helpers.h"
 
@@ -404,7 +405,7 @@ TEST(Store, MigratesSchema5RekeyingTrialsAndKeepsBothMeasurementsOfOneKey) {
     db.record_trial(study, older, ok_result(10.0), "old");
   }
   exec_sql(path, "UPDATE trials SET config_key = 'exact-older', finished_at = '2026-12-02T17:49:00Z' "
-                 "WHERE trial_dir = 'old'; PRAGMA user_version=5;");
+                 "WHERE trial_dir = 'old'; DROP TABLE instance_peaks; PRAGMA user_version=5;");  // schema 7's table
   Database db(path);
   EXPECT_EQ(db.schema_version(), kSchemaVersion);
   EXPECT_EQ(db.trials(study).size(), 2u) << "both measurements kept";
@@ -412,6 +413,111 @@ TEST(Store, MigratesSchema5RekeyingTrialsAndKeepsBothMeasurementsOfOneKey) {
   ASSERT_TRUE(found.has_value());
   EXPECT_EQ(found->trial_dir, "new") << "the newest measurement holds the key";
   EXPECT_DOUBLE_EQ(found->result.samples_per_second, 12.0);
+}
+
+namespace {
+
+StoredPeak stored_peak(const Instance& instance, const std::string& precision, double flops,
+                       const std::string& measured_at = "2026-12-05T10:00:00Z",
+                       const std::string& libtorch = "2.15.0") {
+  return {instance.fingerprint(), libtorch, precision, {flops, "torch.mm 2048x2048 " + precision, measured_at}};
+}
+
+// A measurement that stores a fixed peak for each precision it is asked for and counts its calls, as
+// `tune instance --measure-peak` stores what it measures.
+struct FakeMeasurement {
+  Database& db;
+  Instance instance;
+  std::string libtorch = "2.15.0";
+  std::vector<std::vector<std::string>> calls;
+  MeasureMissingPeaks callback() {
+    return [this](const std::vector<std::string>& precisions) {
+      calls.push_back(precisions);
+      for (const auto& p : precisions)
+        db.save_peak(stored_peak(instance, p, p == "bf16" ? 2e11 : 1e11, "2026-12-05T10:00:00Z", libtorch));
+    };
+  }
+};
+
+}  // namespace
+
+// A search's first call measures the precisions the store lacks and stores them; a second on the same instance
+// and libtorch measures nothing; a changed instance (another thread count: another fingerprint) or another
+// libtorch is measured again, and only what it lacks.
+TEST(Store, MeasuredPeaksAreStoredAndReusedByFingerprint) {
+  const auto dir = temp_dir("store");
+  Database db((dir / "t.db").string());
+  FakeMeasurement fake{db, test_instance()};
+  const InstancePeaks first = stored_or_measured_peaks(db, fake.instance, "2.15.0", {"fp32", "bf16"}, fake.callback());
+  ASSERT_EQ(fake.calls.size(), 1u);
+  EXPECT_EQ(fake.calls[0], (std::vector<std::string>{"fp32", "bf16"}));
+  EXPECT_EQ(first.measured_now, fake.calls[0]);
+  EXPECT_DOUBLE_EQ(first.flops().fp32, 1e11);
+  EXPECT_DOUBLE_EQ(first.flops().bf16, 2e11);
+  EXPECT_EQ(first.flops().fp16, 0) << "not asked for, not measured";
+  EXPECT_NE(first.flops().source.find("torch.mm 2048x2048 bf16"), std::string::npos) << first.flops().source;
+
+  const InstancePeaks again = stored_or_measured_peaks(db, fake.instance, "2.15.0", {"fp32", "bf16"}, fake.callback());
+  EXPECT_EQ(fake.calls.size(), 1u) << "the stored peaks were measured again";
+  EXPECT_TRUE(again.measured_now.empty());
+  EXPECT_DOUBLE_EQ(again.flops().bf16, 2e11);
+  stored_or_measured_peaks(db, fake.instance, "2.15.0", {"bf16", "fp16"}, fake.callback());
+  ASSERT_EQ(fake.calls.size(), 2u);
+  EXPECT_EQ(fake.calls[1], std::vector<std::string>{"fp16"}) << "only the missing precision is measured";
+
+  Instance changed = fake.instance;
+  changed.threads = 1;
+  FakeMeasurement other{db, changed};
+  stored_or_measured_peaks(db, changed, "2.15.0", {"fp32"}, other.callback());
+  EXPECT_EQ(other.calls.size(), 1u) << "a changed instance reused another's peak";
+  FakeMeasurement newer{db, changed, "2.16.0"};
+  EXPECT_DOUBLE_EQ(stored_or_measured_peaks(db, changed, "2.16.0", {"fp32"}, newer.callback()).flops().fp32, 1e11);
+  EXPECT_EQ(newer.calls.size(), 1u) << "another libtorch reused this one's peak";
+  EXPECT_EQ(db.peaks().size(), 5u);  // this instance's three, the changed one's under each libtorch
+}
+
+// A measurement that stores nothing (the device could not run it) leaves the precision without a peak: the caller
+// falls back to the estimate, and the next call tries again.
+TEST(Store, APeakTheMeasurementCouldNotStoreStaysMissing) {
+  const auto dir = temp_dir("store");
+  Database db((dir / "t.db").string());
+  int calls = 0;
+  const auto nothing = [&](const std::vector<std::string>&) { ++calls; };
+  EXPECT_TRUE(stored_or_measured_peaks(db, test_instance(), "2.15.0", {"fp16"}, nothing).stored.empty());
+  EXPECT_EQ(stored_or_measured_peaks(db, test_instance(), "2.15.0", {"fp16"}, nothing).flops().fp16, 0);
+  EXPECT_EQ(calls, 2);
+}
+
+// Schema 7 adds the measured peaks' table; a schema-6 store keeps its studies, trials and best configs.
+TEST(Store, MigratesSchema6KeepingDataAndAddingThePeaksTable) {
+  const auto dir = temp_dir("store");
+  const std::string path = (dir / "v6.db").string();
+  int64_t study = 0;
+  {
+    Database db(path);
+    study = db.ensure_study(key("eager"));
+    TrialSpec spec;
+    spec.batch_size = 8;
+    db.record_trial(study, spec, ok_result(12.0), "d");
+    db.save_best(study, best_config(8, 1e-4, 12.0, 1));
+  }
+  exec_sql(path, "DROP TABLE instance_peaks; PRAGMA user_version=6;");
+  Database db(path);
+  EXPECT_EQ(db.schema_version(), kSchemaVersion);
+  ASSERT_EQ(db.best_rows().size(), 1u);
+  EXPECT_EQ(db.best_rows()[0].best.batch_size, 8);
+  EXPECT_EQ(db.trials(study).size(), 1u);
+  EXPECT_TRUE(db.peaks().empty());
+  db.save_peak(stored_peak(test_instance(), "fp32", 1e11));
+  const auto peak = db.peak(test_instance().fingerprint(), "2.15.0", "fp32");
+  ASSERT_TRUE(peak.has_value());
+  EXPECT_DOUBLE_EQ(peak->measured.flops, 1e11);
+  EXPECT_EQ(peak->measured.method, "torch.mm 2048x2048 fp32");
+  EXPECT_EQ(peak->measured.measured_at, "2026-12-05T10:00:00Z");
+  EXPECT_FALSE(db.peak(test_instance().fingerprint(), "2.15.0", "bf16").has_value());
+  db.save_peak(stored_peak(test_instance(), "fp32", 1.2e11, "2026-12-06T10:00:00Z"));
+  EXPECT_DOUBLE_EQ(db.peak(test_instance().fingerprint(), "2.15.0", "fp32")->measured.flops, 1.2e11) << "replaced";
+  EXPECT_EQ(db.peaks().size(), 1u);
 }
 
 // `tune export`: a store with two studies (one with trials and a best config) comes out with its schema and
@@ -436,8 +542,13 @@ TEST(Store, ExportHoldsStudiesBestConfigsAndTrials) {
   best.search_budget_seconds = 600;
   db.save_best(eager, best);
   db.save_screen_verdict(jit, {8, false, "dropped: 50% of the fastest", 600});
+  db.save_peak(stored_peak(test_instance(), "fp32", 1e11));
 
   const nlohmann::json doc = export_database(db, path);
+  ASSERT_EQ(doc["instance_peaks"].size(), 1u);
+  EXPECT_EQ(doc["instance_peaks"][0]["fingerprint"], test_instance().fingerprint());
+  EXPECT_EQ(doc["instance_peaks"][0]["precision"], "fp32");
+  EXPECT_DOUBLE_EQ(doc["instance_peaks"][0]["flops_per_second"].get<double>(), 1e11);
   EXPECT_EQ(doc["schema"], "tune-export");
   EXPECT_EQ(doc["schema_version"], kExportSchemaVersion);
   EXPECT_EQ(doc["studies"][0]["best"]["search_budget_seconds"], 600);
@@ -545,6 +656,33 @@ TEST(StoreMerge, AStudyMeasuredDifferentlyInBothIsRefusedAndNothingIsMerged) {
   }
   EXPECT_EQ(into.studies().size(), 1u) << "the jit study of the refused file was merged";
   EXPECT_THROW(into.merge_from((dir / "into.db").string()), std::invalid_argument);
+}
+
+// Measured peaks travel with a merge: new ones are added, and of two measurements of one key the later stands,
+// whichever file is merged into which; merging a file again writes nothing.
+TEST(StoreMerge, PeaksAreMergedAndTheLaterMeasurementStands) {
+  const auto dir = temp_dir("merge");
+  const std::string a = database_with(dir / "a.db", "eager", {4, 8}), b = database_with(dir / "b.db", "jit", {8});
+  const Instance instance = test_instance();
+  {
+    Database db(a);
+    db.save_peak(stored_peak(instance, "fp32", 1e11, "2026-12-05T10:00:00Z"));
+    db.save_peak(stored_peak(instance, "bf16", 2e11, "2026-12-05T10:00:00Z"));
+  }
+  {
+    Database db(b);
+    db.save_peak(stored_peak(instance, "fp32", 1.3e11, "2026-12-06T09:00:00Z"));
+  }
+  Database into((dir / "into.db").string());
+  EXPECT_EQ(into.merge_from(b).peaks_added, 1);
+  EXPECT_EQ(into.merge_from(a).peaks_added, 1) << "bf16 is new; a's older fp32 does not replace b's";
+  EXPECT_DOUBLE_EQ(into.peak(instance.fingerprint(), "2.15.0", "fp32")->measured.flops, 1.3e11);
+  EXPECT_EQ(into.merge_from(a).peaks_added + into.merge_from(b).peaks_added, 0);
+  Database other((dir / "other.db").string());
+  other.merge_from(a);
+  EXPECT_EQ(other.merge_from(b).peaks_added, 1) << "the later measurement replaces the earlier one";
+  EXPECT_DOUBLE_EQ(other.peak(instance.fingerprint(), "2.15.0", "fp32")->measured.flops, 1.3e11);
+  EXPECT_EQ(other.peaks().size(), 2u);
 }
 
 // Two holders of one trial's lock (two open file descriptions, as two processes have): the second waits until the

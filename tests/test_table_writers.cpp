@@ -349,15 +349,100 @@ TEST(TableWriters, EachRowStatesItsBudgetStartAndData) {
   EXPECT_EQ(json["rows"][0]["start"], "random");
 }
 
-// An MFU above 100% proves its peak estimate low (a CPU's nominal clock): it is said so, never printed as a figure.
+// Without a measured peak the search's stored MFU is labelled an estimate; above 100% it proves its peak estimate
+// low (a CPU's nominal clock): it is said so, never printed as a figure.
 TEST(TableWriters, AnMfuAboveTheEstimatedPeakIsNotAFigure) {
   auto table = fixture_table();
   table.rows[0].backends[0].best.mfu = 0.5;
   table.rows[0].backends[1].best.mfu = 1.18;
   const std::string md = render("md", table);
-  EXPECT_NE(md.find("40.00 (MFU 50.0%)"), std::string::npos) << md;
-  EXPECT_NE(md.find("70.00 (MFU >100%: peak estimate low)"), std::string::npos) << md;
+  EXPECT_NE(md.find("40.00 (MFU est. 50.0%)"), std::string::npos) << md;
+  EXPECT_NE(md.find("70.00 (MFU est. >100%: peak estimate low)"), std::string::npos) << md;
   EXPECT_EQ(md.find("118.0%"), std::string::npos) << md;
+}
+
+namespace {
+
+// The fixture's bert-tiny bests with their FLOPs counted, as a search stores them: eager at 5e10 FLOP/s (batch 8 at
+// 40 samples/s: 0.2 s a step) and jit at 1.04e11 (batch 64 at 70 samples/s), each with an MFU of 25% and 52% against
+// the search's estimate (2e11 FLOP/s); with a measured fp32 peak of 1e11 when `measured`.
+std::string store_with_flops(bool measured) {
+  const std::string path = (temp_dir("table") / "t.db").string();
+  tune::testing::write_table_fixture(path);
+  Database db(path);
+  for (const auto& row : db.best_rows()) {
+    if (row.key.model != "bert-tiny") continue;
+    BestConfig best = row.best;
+    best.flops_per_step = (row.key.backend == "eager" ? 5e10 : 1.04e11) * best.step_time;
+    best.mfu = best.flops_per_step / best.step_time / 2e11;
+    db.save_best(row.study_id, best);
+    if (measured)
+      db.save_peak({row.key.hardware.fingerprint(), row.key.libtorch_version, "fp32",
+                    {1e11, "torch.mm 2048x2048 fp32, 2 threads, median of 10", "2026-12-05T10:00:00Z"}});
+  }
+  return path;
+}
+
+}  // namespace
+
+// MFU is taken when the table is gathered, against the matmul peak stored for the row's instance, libtorch and
+// precision: rows stored before it was measured get it without running a trial again. Without one, the search's
+// estimate, labelled so. Above 100% of a measured peak is an error in the cell, never a figure.
+TEST(TestedModelsTable, MfuIsTakenAgainstTheStoredMeasuredPeak) {
+  const Database estimated(store_with_flops(false));
+  const TestedModelsTable before = gather_tested_models(estimated, "fixture.db");
+  EXPECT_EQ(before.rows[0].peak.source, PeakSource::estimate);
+  EXPECT_DOUBLE_EQ(before.rows[0].peak.flops, 2e11) << "read back from the stored MFU";
+  const std::string before_md = render("md", before);
+  EXPECT_NE(before_md.find("40.00 (MFU est. 25.0%)"), std::string::npos) << before_md;
+  EXPECT_NE(before_md.find("70.00 (MFU est. 52.0%)"), std::string::npos) << before_md;
+
+  const Database measured(store_with_flops(true));
+  const TestedModelsTable table = gather_tested_models(measured, "fixture.db");
+  const TableRow& bert = table.rows[0];
+  ASSERT_EQ(bert.model, "bert-tiny");
+  EXPECT_EQ(bert.peak.source, PeakSource::measured);
+  EXPECT_DOUBLE_EQ(bert.peak.flops, 1e11);
+  EXPECT_NEAR(backend_mfu(bert, backend(bert, "eager")).of_peak, 0.5, 1e-12);
+  EXPECT_EQ(backend_mfu(bert, backend(bert, "eager")).of_datasheet, 0) << "a CPU has no datasheet peak";
+  const std::string md = unpadded(render("md", table));
+  EXPECT_NE(md.find("| 40.00 (MFU 50.0% of measured) | 70.00 (MFU error: 104% of the measured peak) |"),
+            std::string::npos) << md;
+  EXPECT_EQ(md.find("104.0%"), std::string::npos) << md;
+  EXPECT_NE(md.find("\"of measured\": the peak tune measured"), std::string::npos) << "the setup note says how";
+  // gpt2-tiny ran on the same instance, libtorch and precision, but counted no FLOPs: no MFU to show.
+  EXPECT_EQ(table.rows[1].peak.source, PeakSource::measured);
+  EXPECT_EQ(backend_mfu(table.rows[1], backend(table.rows[1], "eager")).of_peak, 0);
+
+  const auto json = nlohmann::json::parse(render("json", table));
+  const auto& row = json["rows"][0];
+  EXPECT_EQ(row["mfu_peak"]["source"], "measured");
+  EXPECT_DOUBLE_EQ(row["mfu_peak"]["flops_per_second"].get<double>(), 1e11);
+  EXPECT_EQ(row["mfu_peak"]["method"], "torch.mm 2048x2048 fp32, 2 threads, median of 10");
+  EXPECT_EQ(row["mfu_peak"]["measured_at"], "2026-12-05T10:00:00Z");
+  EXPECT_NEAR(row["native"]["mfu"].get<double>(), 0.5, 1e-12);
+  EXPECT_NEAR(row["compiled"]["mfu"].get<double>(), 1.04, 1e-12);
+  EXPECT_TRUE(row["native"]["mfu_datasheet"].is_null());
+  EXPECT_EQ(json["rows"][1]["native"]["mfu"], 0);
+  const auto records = parse_csv(render("csv", table));
+  const auto& header = records[0];
+  const auto column = [&](const std::string& name) {
+    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+  };
+  ASSERT_LT(column("mfu_peak"), header.size());
+  EXPECT_EQ(records[1][column("mfu_peak")], "measured");
+  EXPECT_EQ(records[1][column("native_mfu")], "0.5");
+  EXPECT_EQ(records[2][column("native_mfu")], "");
+}
+
+// On a GPU the datasheet MFU comes first and the share of the measured peak beside it.
+TEST(TableWriters, AGpuRowShowsItsDatasheetMfuBesideTheMeasuredOne) {
+  const Database db(store_with_flops(true));
+  TestedModelsTable table = gather_tested_models(db, "fixture.db");
+  table.rows[0].peak.datasheet_flops = 2e11;
+  const std::string md = render("md", table);
+  EXPECT_NE(md.find("40.00 (MFU 25.0%, 50.0% of measured)"), std::string::npos) << md;
+  EXPECT_NE(md.find("70.00 (MFU 52.0%, error: 104% of the measured peak)"), std::string::npos) << md;
 }
 
 TEST(TestedModelsTable, APrecisionTheScreenDroppedIsARowSayingWhy) {

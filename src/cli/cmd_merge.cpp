@@ -25,7 +25,8 @@ int run_merge(int argc, char** argv) {
     const MergeCounts c = into.merge_from(paths[i]);
     std::cout << "tune merge: " << paths[i] << " -> " << paths[0] << ": " << c.studies_added << " studies, "
               << c.trials_added << " trials (" << c.trials_present << " there already), " << c.bests_added
-              << " best configs, " << c.verdicts_added << " screen verdicts added\n";
+              << " best configs, " << c.verdicts_added << " screen verdicts, " << c.peaks_added
+              << " measured peaks added\n";
   }
   return 0;
 }

@@ -17,6 +17,7 @@
 #include "instance/torch_instance.h"
 #include "models/model_factory.h"
 #include "report/search_reporters.h"
+#include "store/instance_peaks.h"
 #include "trial/backend_registry.h"
 #include "trial/trial_process.h"
 #include "tuners/tuner_registry.h"
@@ -25,6 +26,7 @@
 #include "util/hash.h"
 #include "util/join.h"
 #include "util/paths.h"
+#include "util/process.h"
 #include "util/stop_signals.h"
 #include "util/table_format.h"
 
@@ -228,6 +230,42 @@ std::unique_ptr<Database> open_store_for_search(const std::string& db_path) {
     throw std::invalid_argument(e.what());
   }
 }
+
+// The child measuring the missing peaks runs a few seconds a precision; far past that it hangs.
+constexpr double kPeakMeasureTimeout = 300;
+
+// The measured matmul peaks of the precisions this search covers (store/instance_peaks.h): the store's when it has
+// them, else measured now by `tune instance --measure-peak` in a child process, so that this process starts no
+// libtorch thread pool and holds no GPU memory the trials would lack. One line per measurement.
+PeakFlops measured_peaks(Database& db, const po::variables_map& vm, const SearchRequest& request) {
+  const auto measure = [&](const std::vector<std::string>& precisions) {
+    std::filesystem::create_directories(request.runs_dir);
+    const std::string log = request.runs_dir + "/matmul-peak.log";
+    const std::vector<std::string> argv{self_executable(), "instance", "--instance", vm["instance"].as<std::string>(),
+                                        "--db", db.path(), "--measure-peak", "--precisions", join(precisions, ",")};
+    const ChildOutcome outcome = run_child(argv, log, kPeakMeasureTimeout);
+    if (outcome.timed_out || outcome.signaled || outcome.exit_code != 0)
+      std::cerr << "tune: the matmul peak measurement ended with " << describe_outcome(outcome) << " (" << log
+                << "): a precision it did not store has its MFU against the estimate\n";
+  };
+  const InstancePeaks peaks =
+      stored_or_measured_peaks(db, request.instance, request.libtorch_version, request.precisions, measure);
+  for (const auto& peak : peaks.stored)
+    if (std::find(peaks.measured_now.begin(), peaks.measured_now.end(), peak.precision) != peaks.measured_now.end())
+      std::cerr << "tune: measured matmul peak: " << describe_peak(peak) << "\n";
+  return peaks.flops();
+}
+
+// "0.31 TFLOP/s fp32, 0.62 bf16 (measured: ...); where none, 0.17 TFLOP/s fp32, 0.33 bf16 (estimated: ...)": what
+// MFU is taken against.
+std::string describe_mfu_peaks(const Instance& instance) {
+  const auto figures = [](const PeakFlops& p) {
+    return strf("%.2f TFLOP/s fp32, %.2f bf16", p.fp32 / 1e12, p.bf16 / 1e12) + " (" + p.source + ")";
+  };
+  const bool measured = instance.measured.fp32 > 0 || instance.measured.bf16 > 0 || instance.measured.fp16 > 0;
+  return (measured ? figures(instance.measured) + "; where none, " : std::string()) + figures(instance.peak);
+}
+
 bool answered(const SearchSummary& summary) {
   for (const auto& outcome : summary.backends)
     if (outcome.best || (outcome.time_to_loss && outcome.time_to_loss->best)) return true;
@@ -241,7 +279,7 @@ int run_tune(int argc, char** argv) {
   po::options_description desc = tune_options();
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc, vm, "tune --model NAME [options]")) return 0;
-  const SearchRequest request = request_from(vm);
+  SearchRequest request = request_from(vm);
   const SearchSettings settings = settings_for_device(
       with_tuner_flags(vm, load_search_settings(vm["settings"].as<std::string>())), request.instance.device);
   const bool budget_given = vm.count("budget") > 0;
@@ -258,10 +296,9 @@ int run_tune(int argc, char** argv) {
             << "tune: budget " << format_duration(budget) << (budget_given ? " (--budget)" : " (default, configs/search.yaml)")
             << ", database " << db_path << "\n"
             << "tune: covers " << describe_coverage(vm, request) << "\n"
-            << "tune: data: " << data << "\n"
-            << "tune: peak for MFU: " << strf("%.2f TFLOP/s fp32, %.2f bf16", request.instance.peak.fp32 / 1e12,
-                                              request.instance.peak.bf16 / 1e12)
-            << " (" << request.instance.peak.source << ")\n"
+            << "tune: data: " << data << "\n";
+  request.instance.measured = measured_peaks(db, vm, request);
+  std::cerr << "tune: peak for MFU: " << describe_mfu_peaks(request.instance) << "\n"
             << "tune: learning rates: " << describe_rate_start(request, settings) << "\n";
   const std::string exe = self_executable();
   SearchEngine engine(db, [&exe](const TrialSpec& s, const std::string& dir) { return run_trial_isolated(s, exe, dir); },

@@ -20,7 +20,7 @@ int usage() {
                "       [--backends LIST] [--seed N] [--json]      search and print the best configs\n"
                "  tune models                                     list the tested models\n"
                "  tune tuners                                     list the search strategies (--tuner NAME)\n"
-               "  tune instance [--instance NAME]                 print the detected instance\n"
+               "  tune instance [--instance NAME] [--measure-peak] the detected instance, its measured matmul peaks\n"
                "  tune table [--db PATH] [--format md|json]       the tested-models table from the store\n"
                "  tune export [--db PATH] [--json] [--out FILE]   one database as JSON (studies, best configs, trials)\n"
                "  tune regress [--record] [--config YAML]          noise-aware regression check (exit 0 ok, 1 regression, 2 could not run)\n"

@@ -43,8 +43,9 @@ BestConfig speed_config(const SearchRun& search, const PairSearch& pair, const T
   best.step_time_ci_low = t.step_time_ci_low;
   best.step_time_ci_high = t.step_time_ci_high;
   best.flops_per_step = t.flops_per_step;
+  // Against the measured matmul peak where the store has one for this instance, else the estimate or datasheet.
   best.mfu = model_flops_utilization(t.flops_per_step, t.step_time_median,
-                                     search.request.instance.peak.for_precision(pair.outcome.precision));
+                                     search.request.instance.mfu_peak(pair.outcome.precision));
   best.stop = batch_stop_reasons(*pair.ramp, best.batch_size, search.settings.max_batch_size);
   best.search_budget_seconds = search.budget;
   return best;

@@ -26,6 +26,14 @@ inline bool is_cuda_device(const std::string& device) { return device.rfind("cud
 struct Instance : InstanceHardware {
   std::string name = "cpu";      // "cpu", "cuda", or the profile's name
   PeakFlops peak;                // for MFU; not part of the fingerprint (an estimate, not an identity)
+  // The matmul peak measured on this instance (instance/matmul_peak.h), stored per fingerprint and libtorch;
+  // 0 where a precision has none. MFU is taken against it where given, against `peak` otherwise.
+  PeakFlops measured;
+  // The peak MFU is taken against at a precision: the measured one when given, else the estimate or datasheet.
+  double mfu_peak(const std::string& precision) const {
+    const double m = measured.for_precision(precision);
+    return m > 0 ? m : peak.for_precision(precision);
+  }
 };
 
 // Reads /proc/cpuinfo, the CPU affinity mask, /proc/meminfo and the cgroup memory limit.

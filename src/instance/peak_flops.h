@@ -1,5 +1,6 @@
 // The instance's peak matmul FLOP/s per precision, for model FLOPs utilization (MFU): estimated from
-// the CPU's vector units and clock, looked up for known GPUs, or given by an instance profile.
+// the CPU's vector units and clock, looked up for known GPUs, or given by an instance profile; and the peak
+// measured by a matmul benchmark (instance/matmul_peak.h), which MFU is reported against where one is stored.
 #pragma once
 #include <set>
 #include <string>
@@ -13,6 +14,14 @@ struct PeakFlops {
   std::string source;  // how the figures were obtained, printed next to MFU
   // The peak for a trial precision ("fp32", "bf16", "fp16"); 0 when unknown.
   double for_precision(const std::string& precision) const;
+};
+
+// One precision's peak as a matmul benchmark measured it on an instance (instance/matmul_peak.h). Declared here,
+// torch-free, so the store and the reports can hold it without libtorch.
+struct MeasuredPeak {
+  double flops = 0;         // FLOP/s: the median repetition at the fastest size
+  std::string method;       // "torch.mm 2048x2048 bf16, 2 threads, median of 10"
+  std::string measured_at;  // UTC, "2026-12-05T10:00:00Z"
 };
 
 // FMA width x FMA units x 2 FLOPs x clock x threads. Threads are counted as cores: on a machine whose

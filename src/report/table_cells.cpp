@@ -23,13 +23,32 @@ std::string peak_memory(const BackendResult& r) { return format_bytes(r.best.pea
 std::string native_batch(const BackendResult& r) { return batch_size_cell(r, ""); }
 std::string compiled_batch(const BackendResult& r) { return batch_size_cell(r, r.backend); }
 
-std::string throughput_cell(const BackendResult* r) {
+// " (MFU 71.2% of measured)", on a GPU " (MFU 41.0%, 58.0% of measured)" (datasheet first), " (MFU est. 89.7%)"
+// without a measured peak; "" without an MFU. Above 100% of a measured (or datasheet) peak is an error, never a
+// figure; above 100% of an estimate proves the estimate low (a CPU's nominal clock, not its boost).
+std::string mfu_note(const TableRow& row, const BackendResult& r) {
+  const Mfu mfu = backend_mfu(row, r);
+  if (mfu.of_peak <= 0) return "";
+  switch (row.peak.source) {
+    case PeakSource::measured: {
+      const std::string datasheet = mfu.of_datasheet > 0 ? strf("MFU %.1f%%, ", 100 * mfu.of_datasheet) : "MFU ";
+      return " (" + datasheet +
+             (mfu.of_peak > 1 ? strf("error: %.0f%% of the measured peak)", 100 * mfu.of_peak)
+                              : strf("%.1f%% of measured)", 100 * mfu.of_peak));
+    }
+    case PeakSource::datasheet:
+      return mfu.of_peak > 1 ? strf(" (MFU error: %.0f%% of the datasheet peak)", 100 * mfu.of_peak)
+                             : strf(" (MFU %.1f%%)", 100 * mfu.of_peak);
+    case PeakSource::estimate:
+    case PeakSource::none: break;
+  }
+  return mfu.of_peak > 1 ? " (MFU est. >100%: peak estimate low)" : strf(" (MFU est. %.1f%%)", 100 * mfu.of_peak);
+}
+
+std::string throughput_cell(const TableRow& row, const BackendResult* r) {
   if (!r) return "-";
   if (!r->screened_out.empty() && r->best.samples_per_second <= 0) return to_string(r->best.stop.limit_status);
-  // Above 100% the peak it was taken against is too low (a CPU's nominal clock, not its boost): no figure stands.
-  const double mfu = r->best.mfu;
-  return strf("%.2f", r->best.samples_per_second) +
-         (mfu > 1 ? " (MFU >100%: peak estimate low)" : mfu > 0 ? strf(" (MFU %.1f%%)", 100 * mfu) : "");
+  return strf("%.2f", r->best.samples_per_second) + mfu_note(row, *r);
 }
 
 std::string precision_cell(const TableRow& row) {
@@ -53,9 +72,14 @@ const char* const kSetupNote =
     "Budget is one run's: a rerun resumes a cut search with a budget of its own, so the trials may take longer. "
     "Trials: how many ran behind the row, their wall time together, and over how many sittings (runs of trials "
     "more than an hour apart) when more than one. MFU: the training step's matmul FLOPs per "
-    "second over the instance's peak at that precision: a GPU's datasheet figure; a CPU's estimated from the clock "
-    "/proc/cpuinfo reports, which on a VM is the nominal one, not the boost the cores may run at, so a CPU's MFU "
-    "can read high (\"MFU >100%: peak estimate low\" where it proves the estimate low).";
+    "second over the instance's peak at that precision. \"of measured\": the peak tune measured on that instance "
+    "(its fingerprint) and libtorch, square torch.mm at that precision (512 to 2048 on a CPU at the trials' threads, "
+    "4096 and 8192 on a GPU), the median repetition at the fastest size, stored with the instance and measured "
+    "again when it changes (`tune instance` shows it, `--measure-peak` measures it anew); above 100% of it is an "
+    "error (\"MFU error: x% of the measured peak\"), never a figure. A GPU's plain MFU is against its datasheet peak. "
+    "\"est.\": no measured peak is stored for the row, so against the search's estimate: a CPU's from the clock "
+    "/proc/cpuinfo reports, on a VM the nominal one, not the boost the cores run at, so it reads high (\"MFU est. "
+    ">100%: peak estimate low\" where it proves the estimate low).";
 const char* const kScreenNote =
     "\"screened out\": tune's default coverage first times every backend x precision at one batch "
     "(`screen_batch_size`, 8) and searches only those within `screen_keep_share` (80%) of the fastest's samples/s or below it by less than the "
@@ -313,7 +337,7 @@ std::vector<std::string> table_cells(const TableRow& row) {
   const bool both = n && c && row.best_vs_best_speedup > 0, equal = both && row.amortization.batch_size > 0;
   return {row.model, row.tune_version, row.libtorch_version, describe_instance(row.instance), precision_cell(row),
           std::to_string(row.seq_len), row.start + "; " + row.data, budget_cell(row), cell(n, native_batch), cell(c, compiled_batch), cell(n, learning_rate),
-          cell(c, learning_rate), throughput_cell(n), throughput_cell(c),
+          cell(c, learning_rate), throughput_cell(row, n), throughput_cell(row, c),
           equal ? strf("%.2fx at %d", row.amortization.speedup, row.amortization.batch_size) : "-",
           both ? strf("%.2fx (%d vs %d)", row.best_vs_best_speedup, n->best.batch_size, c->best.batch_size) : "-",
           paired_verdict_cell(row),

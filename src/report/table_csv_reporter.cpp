@@ -15,15 +15,16 @@ std::string csv_field(const std::string& text) {
 
 std::string number(double value) { return strf("%.6g", value); }
 
-// The columns one backend contributes, empty when the row lacks it.
-std::vector<std::string> backend_fields(const BackendResult* r) {
-  if (!r) return std::vector<std::string>(8);
+// The columns one backend contributes, empty when the row lacks it; its MFU against the row's peak (mfu_peak).
+std::vector<std::string> backend_fields(const TableRow& row, const BackendResult* r) {
+  if (!r) return std::vector<std::string>(9);
   const StopReasons& stop = r->best.stop;
+  const double mfu = backend_mfu(row, *r).of_peak;
   return {r->backend, std::to_string(r->best.batch_size),
           r->screened_out.empty() ? to_string(stop.batch_limit) : "screened_out",
           stop.limit_batch_size ? std::to_string(stop.limit_batch_size) : "", number(r->best.learning_rate),
           number(r->best.samples_per_second), std::to_string(r->best.peak_memory_bytes),
-          number(r->best.compile_overhead_seconds)};
+          number(r->best.compile_overhead_seconds), mfu > 0 ? number(mfu) : ""};
 }
 
 std::vector<std::string> header() {
@@ -31,13 +32,14 @@ std::vector<std::string> header() {
                              "device_memory", "device_count", "threads", "precision", "step_options", "seq_len"};
   for (const std::string side : {"native", "compiled"})
     for (const std::string field : {"backend", "batch_size", "batch_limit", "limit_batch_size", "learning_rate",
-                                    "samples_per_second", "peak_memory_bytes", "compile_overhead_seconds"})
+                                    "samples_per_second", "peak_memory_bytes", "compile_overhead_seconds", "mfu"})
       h.push_back(side + "_" + field);
   for (const char* tail : {"speedup", "speedup_batch_size", "speedup_best_vs_best", "paired_verdict",
                            "paired_speedup", "paired_ci_low", "paired_ci_high", "paired_rounds", "paired_break_even_steps",
                            "worth_compiling",
                            "break_even_steps", "break_even_seconds", "trials_run", "trial_seconds",
-                           "search_budget_seconds", "budget_cut", "tiny", "start", "data", "first_trial_at", "last_trial_at"})
+                           "search_budget_seconds", "budget_cut", "tiny", "start", "data", "first_trial_at",
+                           "last_trial_at", "mfu_peak", "mfu_peak_flops"})
     h.push_back(tail);
   return h;
 }
@@ -48,7 +50,7 @@ std::vector<std::string> fields(const TableRow& row) {
                              h.device,      h.device_name,        h.memory_text(),  std::to_string(h.device_count),
                              std::to_string(h.threads), row.precision, row.step_options, std::to_string(row.seq_len)};
   for (const auto* r : {row.native_result(), row.compiled_result()}) {
-    const auto side = backend_fields(r);
+    const auto side = backend_fields(row, r);
     f.insert(f.end(), side.begin(), side.end());
   }
   const Amortization& a = row.amortization;
@@ -74,6 +76,8 @@ std::vector<std::string> fields(const TableRow& row) {
   f.push_back(row.data);
   f.push_back(row.first_trial_at);
   f.push_back(row.last_trial_at);
+  f.push_back(to_string(row.peak.source));  // measured, datasheet, estimate or none
+  f.push_back(row.peak.flops > 0 ? number(row.peak.flops) : "");
   return f;
 }
 

@@ -40,8 +40,9 @@ nlohmann::json lr_horizon_json(const BackendResult& r) {
   return nullptr;
 }
 
-nlohmann::json backend_json(const BackendResult& r) {
+nlohmann::json backend_json(const TableRow& row, const BackendResult& r) {
   const BestConfig& b = r.best;
+  const Mfu mfu = backend_mfu(row, r);
   return {{"backend", r.backend}, {"batch_size", b.batch_size},
           {"batch_limit", r.screened_out.empty() ? to_string(b.stop.batch_limit) : "screened_out"},  // as in the CSV
           {"batch_capped_by_range", b.batch_capped_by_range()},
@@ -54,11 +55,23 @@ nlohmann::json backend_json(const BackendResult& r) {
           {"step_time_seconds", b.step_time}, {"step_time_ci95", {b.step_time_ci_low, b.step_time_ci_high}},
           {"compile_overhead_seconds", b.compile_overhead_seconds}, {"peak_memory_bytes", b.peak_memory_bytes},
           {"memory_limit_bytes", r.memory_limit_bytes}, {"lr_score_loss", b.lr_score_loss},
-          {"flops_per_step", b.flops_per_step}, {"mfu", b.mfu}, {"trials_run", b.trials_run},
+          {"flops_per_step", b.flops_per_step}, {"mfu", mfu.of_peak},
+          {"mfu_datasheet", mfu.of_datasheet > 0 ? nlohmann::json(mfu.of_datasheet) : nullptr},
+          {"trials_run", b.trials_run},
           {"learning_rate_runner_up", runner_up_json(r)}, {"lr_horizon_steps", lr_horizon_json(r)},
           {"lr_horizon_wanted", b.stop.lr_horizon_wanted ? nlohmann::json(b.stop.lr_horizon_wanted) : nullptr},
           {"screened_out", r.screened_out.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.screened_out)},
           {"curves", curves_json(r)}};
+}
+
+// What the row's MFU is taken against: its source (measured, datasheet, estimate or none), FLOP/s (null when
+// unknown), how it was measured, and a GPU's datasheet peak beside a measured one.
+nlohmann::json peak_json(const RowPeak& p) {
+  const auto number_if = [](double v) { return v > 0 ? nlohmann::json(v) : nlohmann::json(nullptr); };
+  return {{"source", to_string(p.source)}, {"flops_per_second", number_if(p.flops)},
+          {"method", p.method.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.method)},
+          {"measured_at", p.measured_at.empty() ? nlohmann::json(nullptr) : nlohmann::json(p.measured_at)},
+          {"datasheet_flops_per_second", number_if(p.datasheet_flops)}};
 }
 
 // The paired verdict (null without both sides): the confirmation's rounds, their speed-up and its 95% CI.
@@ -78,15 +91,16 @@ nlohmann::json paired_json(const TableRow& row) {
 
 nlohmann::json row_json(const TableRow& row) {
   nlohmann::json backends = nlohmann::json::object();
-  for (const auto& b : row.backends) backends[b.backend] = backend_json(b);
+  for (const auto& b : row.backends) backends[b.backend] = backend_json(row, b);
   const auto* n = row.native_result();
   const auto* c = row.compiled_result();
   const Amortization& a = row.amortization;
   return {{"model", row.model}, {"libtorch", row.libtorch_version}, {"tune_version", row.tune_version},
           {"instance", instance_json(row.instance)}, {"precision", row.precision},
           {"step_options", row.step_options}, {"seq_len", row.seq_len},
-          {"native", n ? backend_json(*n) : nlohmann::json(nullptr)},
-          {"compiled_backend", c ? c->backend : ""}, {"compiled", c ? backend_json(*c) : nlohmann::json(nullptr)},
+          {"native", n ? backend_json(row, *n) : nlohmann::json(nullptr)},
+          {"compiled_backend", c ? c->backend : ""}, {"compiled", c ? backend_json(row, *c) : nlohmann::json(nullptr)},
+          {"mfu_peak", peak_json(row.peak)},
           {"backends", backends}, {"speedup", a.speedup}, {"speedup_batch_size", a.batch_size},
           {"speedup_best_vs_best", row.best_vs_best_speedup}, {"paired", paired_json(row)},
           {"net_compile_overhead_seconds", row.compile_overhead_seconds},

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "engine/stored_pick.h"
+#include "instance/peak_flops.h"
 #include "stats/statistics.h"
 #include "trial/backend_registry.h"
 #include "util/table_format.h"
@@ -247,6 +248,26 @@ int count_sittings(std::vector<std::time_t> times) {
   return sittings;
 }
 
+// A best config's training matmul FLOPs per second; 0 when it did not count them.
+double achieved_flops(const BestConfig& best) {
+  return best.flops_per_step > 0 && best.step_time > 0 ? best.flops_per_step / best.step_time : 0;
+}
+
+// The measured peak of the row's instance, libtorch and precision when the store holds one; else a GPU's datasheet
+// peak; else the estimate the search took its stored MFU against, read back as FLOP/s over that MFU.
+RowPeak row_peak(const Database& db, const TableRow& row) {
+  const InstanceHardware& h = row.instance.hardware;
+  const PeakFlops datasheet = is_cuda_device(h.device) ? gpu_peak_flops(h.device_name, 1) : PeakFlops{};
+  const double datasheet_flops = datasheet.for_precision(row.precision);
+  if (const auto m = db.peak(h.fingerprint(), row.libtorch_version, row.precision))
+    return {PeakSource::measured, m->measured.flops, m->measured.method, m->measured.measured_at, datasheet_flops};
+  if (datasheet_flops > 0) return {PeakSource::datasheet, datasheet_flops, datasheet.source, "", 0};
+  for (const auto& b : row.backends)
+    if (b.best.mfu > 0 && achieved_flops(b.best) > 0)
+      return {PeakSource::estimate, achieved_flops(b.best) / b.best.mfu, "the search's estimate", "", 0};
+  return {};
+}
+
 // Eager first, then by name; then points native and compiled at their results and compares them.
 void finish_row(TableRow& row) {
   std::sort(row.backends.begin(), row.backends.end(), [](const BackendResult& a, const BackendResult& b) {
@@ -300,6 +321,7 @@ TestedModelsTable gather_tested_models(const Database& db, const std::string& so
   table.source = source;
   for (auto& [key, row] : rows) {
     finish_row(row);
+    row.peak = row_peak(db, row);
     table.rows.push_back(std::move(row));
   }
   std::stable_partition(table.rows.begin(), table.rows.end(), [](const TableRow& r) { return !r.tiny; });
@@ -393,6 +415,24 @@ bool BackendResult::rates_separated() const {
 double BackendResult::runner_up_margin() const {
   const auto second = runner_up_with_margin();
   return second ? second->second : 0;
+}
+
+std::string to_string(PeakSource source) {
+  switch (source) {
+    case PeakSource::measured: return "measured";
+    case PeakSource::datasheet: return "datasheet";
+    case PeakSource::estimate: return "estimate";
+    case PeakSource::none: break;
+  }
+  return "none";
+}
+
+Mfu backend_mfu(const TableRow& row, const BackendResult& result) {
+  // Without a measured or datasheet peak the search's own figure stands: its estimate is known only through it.
+  if (row.peak.source != PeakSource::measured && row.peak.source != PeakSource::datasheet) return {result.best.mfu, 0};
+  const double achieved = achieved_flops(result.best);
+  const auto share = [&](double peak) { return peak > 0 ? achieved / peak : 0.0; };
+  return {share(row.peak.flops), share(row.peak.datasheet_flops)};
 }
 
 bool TableRow::budget_cut() const {

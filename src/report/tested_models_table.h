@@ -20,8 +20,13 @@ namespace tune {
 // 6: the steps each rate was ranked after (train_steps per rate, lr_horizon_steps per backend); 7: what a reader needs
 // to trust a row (start, data, search budget, trial time, the horizon asked for, tiny) and backends the screen dropped;
 // 8: the paired verdict (speed-up best vs best over the confirmation's rounds, its 95% CI, the verdict) and the
-// sittings the row's trials ran in
-constexpr int kTableJsonSchemaVersion = 8;
+// sittings the row's trials ran in; 9: MFU taken when the table is gathered, against the row's `mfu_peak` (the
+// matmul peak measured on its instance when the store holds one, else a GPU's datasheet peak, else the search's
+// estimate) named with its source and value, each backend's `mfu` against it and, on a GPU beside a measured
+// peak, `mfu_datasheet`: the same field `mfu` no longer holds the search's stored figure; each backend's
+// `learning_rate_batch_size` (the batch its rate was searched at, when a stored trial's batch overrules its stored
+// best), `learning_rate_learned_share` and `learning_rates_separated` (whether the model learned enough to rank rates)
+constexpr int kTableJsonSchemaVersion = 9;
 constexpr double kSittingGap = 3600;  // seconds between two trials of a row that start a new sitting
 
 struct BatchPoint {
@@ -87,6 +92,32 @@ struct BackendResult {
   bool rate_tie() const;
 };
 
+// Where the peak a row's MFU is taken against comes from.
+enum class PeakSource {
+  none,       // no peak known: no MFU
+  measured,   // the matmul peak measured on the row's instance, libtorch and precision (instance/matmul_peak.h)
+  datasheet,  // a GPU's datasheet peak (no measured one stored)
+  estimate,   // what the search divided by (a CPU's clock estimate, a profile's figure): the stored MFU
+};
+std::string to_string(PeakSource source);
+
+// The peak a row's MFU is taken against, read from the store when the table is gathered, so rows stored before the
+// peak was measured are taken against it without running their trials again.
+struct RowPeak {
+  PeakSource source = PeakSource::none;
+  double flops = 0;            // FLOP/s; an estimate's is read back from a stored MFU (0: none to read)
+  std::string method;          // how it was measured, or the datasheet's entry
+  std::string measured_at;     // UTC, for a measured one
+  double datasheet_flops = 0;  // a GPU's datasheet peak beside a measured one (0: a CPU or an unknown GPU)
+};
+
+// A backend's MFU: its best config's matmul FLOPs per second over the row's peak, and over a GPU's datasheet peak
+// beside a measured one; 0 where unknown. Above 1 of a measured peak is an error (a FLOP count or a clock wrong).
+struct Mfu {
+  double of_peak = 0;
+  double of_datasheet = 0;
+};
+
 // The instance a row was measured on: its name and hardware, as its studies store them.
 struct TableInstance {
   std::string name;  // instance or profile name
@@ -128,6 +159,7 @@ struct TableRow {
   const Amortization& decisive() const {
     return confirmed.verdict == PairedVerdict::unconfirmed ? amortization : confirmed_amortization;
   }
+  RowPeak peak;                         // what its MFU is taken against
   int trials_run = 0;                   // over every backend of the row
   // Runs of its trials more than kSittingGap apart: a search the budget cut and a rerun resumed hours later is two.
   int sittings = 0;
@@ -158,6 +190,9 @@ struct TestedModelsTable {
 // the tiny variants', each in key order.
 TestedModelsTable gather_tested_models(const Database& db, const std::string& source,
                                        const std::optional<std::vector<int64_t>>& study_ids = std::nullopt);
+
+// A backend's MFU against its row's peak (an estimate's: the stored figure).
+Mfu backend_mfu(const TableRow& row, const BackendResult& result);
 
 // Cumulative wall time after `steps` steps of amortization.batch_size: native, and compiled with its overhead.
 double native_seconds_at(const TableRow& row, double steps);

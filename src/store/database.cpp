@@ -95,6 +95,13 @@ CREATE TABLE screen_verdicts (
     // 6: a trial's key holds its memory cap at three significant figures, not to the byte (trial_spec.cpp):
     // no column changes; Database::rekey_trials recomputes every stored key.
     "-- keys only",
+    // 7: the matmul peak measured on an instance (by its fingerprint) under a libtorch at a precision, which the
+    // table takes MFU against (instance/matmul_peak.h); studies and trials are unchanged.
+    R"sql(
+CREATE TABLE instance_peaks (
+  fingerprint TEXT NOT NULL, libtorch_version TEXT NOT NULL, precision TEXT NOT NULL, flops REAL NOT NULL,
+  method TEXT NOT NULL, measured_at TEXT NOT NULL, PRIMARY KEY (fingerprint, libtorch_version, precision));
+)sql",
 };
 constexpr int kMigrationCount = sizeof(kMigrations) / sizeof(kMigrations[0]);
 static_assert(kMigrationCount == kSchemaVersion, "one migration per schema version");
@@ -180,6 +187,13 @@ BestConfig read_best(const Statement& s) {
   b.stop.lr_horizon_wanted = static_cast<int>(s.integer("lr_horizon_wanted"));
   b.search_budget_seconds = s.real("search_budget_seconds");
   return b;
+}
+
+constexpr const char* kPeakColumns = "fingerprint, libtorch_version, precision, flops, method, measured_at";
+
+StoredPeak read_peak(const Statement& s) {
+  return {s.text("fingerprint"), s.text("libtorch_version"), s.text("precision"),
+          {s.real("flops"), s.text("method"), s.text("measured_at")}};
 }
 
 // Switching a file to WAL takes an exclusive lock, for which SQLite does not call the busy handler: when two
@@ -471,6 +485,30 @@ std::optional<BestConfig> Database::best(int64_t study_id) const {
   s.bind(1, study_id);
   if (!s.step()) return std::nullopt;
   return read_best(s);
+}
+
+void Database::save_peak(const StoredPeak& p) {
+  Statement s(db_, std::string("INSERT OR REPLACE INTO instance_peaks (") + kPeakColumns + ") VALUES (?,?,?,?,?,?)");
+  s.bind(1, p.fingerprint).bind(2, p.libtorch_version).bind(3, p.precision).bind(4, p.measured.flops);
+  s.bind(5, p.measured.method).bind(6, p.measured.measured_at);
+  s.step();
+}
+
+std::optional<StoredPeak> Database::peak(const std::string& fingerprint, const std::string& libtorch_version,
+                                         const std::string& precision) const {
+  Statement s(db_, std::string("SELECT ") + kPeakColumns +
+                       " FROM instance_peaks WHERE fingerprint = ? AND libtorch_version = ? AND precision = ?");
+  s.bind(1, fingerprint).bind(2, libtorch_version).bind(3, precision);
+  if (!s.step()) return std::nullopt;
+  return read_peak(s);
+}
+
+std::vector<StoredPeak> Database::peaks() const {
+  Statement s(db_, std::string("SELECT ") + kPeakColumns +
+                       " FROM instance_peaks ORDER BY fingerprint, libtorch_version, precision");
+  std::vector<StoredPeak> out;
+  while (s.step()) out.push_back(read_peak(s));
+  return out;
 }
 
 }  // namespace tune

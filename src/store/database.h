@@ -1,5 +1,6 @@
-// The SQLite reference store: studies (what is measured where), every trial, and the best config
-// per study. Versioned schema with migrations; WAL and a busy timeout so several tune processes share it.
+// The SQLite reference store: studies (what is measured where), every trial, the best config per study, and the
+// matmul peak measured on each instance (MFU's denominator). Versioned schema with migrations; WAL and a busy
+// timeout so several tune processes share it.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -15,7 +16,7 @@ struct sqlite3;
 
 namespace tune {
 
-constexpr int kSchemaVersion = 6;
+constexpr int kSchemaVersion = 7;
 constexpr const char* kDefaultStepOptions = "attention=math,optimizer=adamw";
 // The step options a study is keyed by: "attention=math,optimizer=adamw".
 std::string step_options_key(const std::string& attention, const std::string& optimizer);
@@ -65,7 +66,7 @@ struct BestConfig {
   double step_time_ci_low = 0;   // 95% CI of the median step time
   double step_time_ci_high = 0;
   double flops_per_step = 0;     // training matmul FLOPs of one step at this batch size
-  double mfu = 0;                // model FLOPs utilization against the instance's peak; 0 when unknown
+  double mfu = 0;                // MFU against the instance's measured peak, else its estimate; 0: unknown
   StopReasons stop;
   double search_budget_seconds = 0;  // the --budget of the search that chose it (0: stored before schema 5)
   // The largest size tested still fit and was the fastest: the real limit is higher.
@@ -94,6 +95,15 @@ struct BestRow {
   std::string updated_at;
 };
 
+// The matmul peak measured on one instance (its hardware's fingerprint) under one libtorch at one precision
+// (instance/matmul_peak.h): every later search and table of that key reuses it; a changed instance has its own.
+struct StoredPeak {
+  std::string fingerprint;  // InstanceHardware::fingerprint()
+  std::string libtorch_version;
+  std::string precision;
+  MeasuredPeak measured;
+};
+
 // What Database::merge_from copied, and what the target held already (the same values).
 struct MergeCounts {
   int studies_added = 0;
@@ -101,6 +111,7 @@ struct MergeCounts {
   int trials_present = 0;
   int bests_added = 0;
   int verdicts_added = 0;
+  int peaks_added = 0;  // measured peaks new to this database, or measured later than the one it held
 };
 
 class Database {
@@ -131,10 +142,17 @@ class Database {
   std::optional<ScreenVerdict> screen_verdict(int64_t study_id) const;
   // Studies the screen dropped that have no best config (no search chose one), with their keys; by id.
   std::vector<ScreenedStudy> screened_out() const;
+  // Stores a measured peak, replacing the one of the same fingerprint, libtorch and precision.
+  void save_peak(const StoredPeak& peak);
+  std::optional<StoredPeak> peak(const std::string& fingerprint, const std::string& libtorch_version,
+                                 const std::string& precision) const;
+  // Every measured peak, by fingerprint, libtorch and precision.
+  std::vector<StoredPeak> peaks() const;
   // Copies every study, trial, best config and screen verdict of the tune database at `path` that this one lacks,
   // in one transaction, so merging the same file twice adds nothing (store/merge.cpp). A trial, best config or
   // verdict that both hold with different values is a conflict: nothing is merged, and std::runtime_error names
-  // the study and the trial. Throws std::invalid_argument when `path` is this database's own file.
+  // the study and the trial. Measured peaks are measurements of an instance, not results: of two for one key the
+  // later measured one is kept. Throws std::invalid_argument when `path` is this database's own file.
   MergeCounts merge_from(const std::string& path);
 
  private:

@@ -52,13 +52,22 @@ nlohmann::json study_json(const Database& db, int64_t id, const StudyKey& k) {
           {"screen", screen_json(db.screen_verdict(id))}, {"trials", trials_json(db.trials(id))}};
 }
 
+nlohmann::json peaks_json(const std::vector<StoredPeak>& peaks) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& p : peaks)
+    list.push_back({{"fingerprint", p.fingerprint}, {"libtorch_version", p.libtorch_version},
+                    {"precision", p.precision}, {"flops_per_second", p.measured.flops}, {"method", p.measured.method},
+                    {"measured_at", p.measured.measured_at}});
+  return list;
+}
+
 }  // namespace
 
 nlohmann::json export_database(const Database& db, const std::string& path) {
   nlohmann::json studies = nlohmann::json::array();
   for (const auto& [id, key] : db.studies()) studies.push_back(study_json(db, id, key));
   return {{"schema", "tune-export"}, {"schema_version", kExportSchemaVersion}, {"database", path},
-          {"studies", studies}};
+          {"studies", studies}, {"instance_peaks", peaks_json(db.peaks())}};
 }
 
 }  // namespace tune

@@ -73,6 +73,16 @@ std::string copy_per_study_rows(const std::string& table, const std::vector<std:
          " WHERE NOT EXISTS (SELECT 1 FROM main." + table + " m WHERE m.study_id = ms.id)";
 }
 
+// Measured peaks of the source this database lacks, or measured later than its own: two measurements of one
+// instance are not a conflict, and the later stands (a remeasure after a fix or an update supersedes), whichever
+// file is merged into which; on a tie the held one stays, so merging the same file twice writes nothing.
+constexpr const char* kCopyLaterPeaks =
+    "INSERT OR REPLACE INTO main.instance_peaks (fingerprint, libtorch_version, precision, flops, method,"
+    " measured_at) SELECT s.fingerprint, s.libtorch_version, s.precision, s.flops,"
+    " s.method, s.measured_at FROM merge_src.instance_peaks s WHERE NOT EXISTS (SELECT 1 FROM main.instance_peaks m"
+    " WHERE m.fingerprint = s.fingerprint AND m.libtorch_version = s.libtorch_version AND m.precision = s.precision"
+    " AND m.measured_at >= s.measured_at)";
+
 }  // namespace
 
 std::vector<std::string> Database::columns_of(const std::string& table, const std::vector<std::string>& except) const {
@@ -123,6 +133,7 @@ MergeCounts Database::merge_from(const std::string& path) {
   counts.bests_added = source.run_counting(copy_per_study_rows("best_configs", columns_of("best_configs", {"study_id"})));
   counts.verdicts_added =
       source.run_counting(copy_per_study_rows("screen_verdicts", columns_of("screen_verdicts", {"study_id"})));
+  counts.peaks_added = source.run_counting(kCopyLaterPeaks);
   source.commit();
   return counts;
 }
