@@ -25,7 +25,8 @@ namespace tune {
 // estimate) named with its source and value, each backend's `mfu` against it and, on a GPU beside a measured
 // peak, `mfu_datasheet`: the same field `mfu` no longer holds the search's stored figure; each backend's
 // `learning_rate_batch_size` (the batch its rate was searched at, when a stored trial's batch overrules its stored
-// best), `learning_rate_learned_share` and `learning_rates_separated` (whether the model learned enough to rank rates)
+// best), `learning_rate_learned_share` and `learning_rates_separated` (whether the model learned enough to rank rates),
+// `learning_rate_tie_with` (the runner-up a tie within the seed spread shows beside the rate)
 constexpr int kTableJsonSchemaVersion = 9;
 constexpr double kSittingGap = 3600;  // seconds between two trials of a row that start a new sitting
 

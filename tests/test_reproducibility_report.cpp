@@ -1,0 +1,76 @@
+// The reproducibility comparison on hand-made tables: each kind of decision agreeing, tying and differing.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "tools/reproducibility_report.h"
+
+using namespace tune;
+using Json = nlohmann::json;
+
+namespace {
+
+Json backend(const std::string& name, int batch, double rate, double tie_with = 0, bool dropped = false) {
+  return {{"backend", name},
+          {"batch_size", batch},
+          {"learning_rate", rate},
+          {"learning_rate_tie_with", tie_with > 0 ? Json(tie_with) : Json(nullptr)},
+          {"screened_out", dropped ? Json("dropped: 60% of the fastest") : Json(nullptr)}};
+}
+
+Json row(const std::string& model, const Json& native, const Json& compiled, const Json& paired,
+         const Json& backends) {
+  return {{"model", model},   {"precision", "fp32"},          {"seq_len", 32},
+          {"native", native}, {"compiled_backend", compiled.value("backend", "")},
+          {"compiled", compiled}, {"paired", paired}, {"worth_compiling", false}, {"speedup_best_vs_best", 1.1},
+          {"backends", backends}, {"first_trial_at", "2026-12-05T07:25:00Z"}, {"last_trial_at", "2026-12-05T07:40:00Z"}};
+}
+
+Json paired(const std::string& verdict, double speedup, double low, double high) {
+  return {{"verdict", verdict}, {"speedup", speedup}, {"ci_low", low}, {"ci_high", high}};
+}
+
+const Decision& find(const ReproducibilityComparison& c, const std::string& row, const std::string& what) {
+  for (const auto& d : c.decisions)
+    if (d.row == row && d.what == what) return d;
+  static const Decision none{};
+  ADD_FAILURE() << "no decision " << row << " / " << what;
+  return none;
+}
+
+}  // namespace
+
+TEST(Reproducibility, DecisionsAgreeTieOrDiffer) {
+  const Json eager = backend("eager", 32, 3e-3), jit = backend("jit", 64, 3e-3, 1e-3);
+  const Json first = {{"rows",
+                       {row("bert-tiny", eager, jit, paired("no difference", 1.13, 0.92, 1.40),
+                            {{"eager", eager}, {"jit", jit}, {"inductor", backend("inductor", 8, 0, 0, true)}}),
+                        row("gpt2-tiny", eager, jit, paired("faster", 1.2, 1.1, 1.3), {{"eager", eager}, {"jit", jit}})}}};
+  const Json eager2 = backend("eager", 16, 3e-3), jit2 = backend("jit", 64, 1e-3);
+  const Json second = {{"rows",
+                        {row("bert-tiny", eager2, jit2, paired("slower", 0.96, 0.93, 0.99),
+                             {{"eager", eager2}, {"jit", jit2}, {"inductor", backend("inductor", 8, 3e-3)}}),
+                         row("roberta-tiny", eager, jit, paired("faster", 1.2, 1.1, 1.3), {{"eager", eager}})}}};
+  const ReproducibilityComparison c = compare_sittings(first, second);
+  const std::string bert = "bert-tiny fp32 seq 32";
+  EXPECT_EQ(find(c, bert, "compile").agreement, Agreement::tie);  // 0.96 lies in [0.92, 1.40]
+  EXPECT_EQ(find(c, bert, "batch native").agreement, Agreement::differs);
+  EXPECT_EQ(find(c, bert, "batch compiled").agreement, Agreement::same);
+  EXPECT_EQ(find(c, bert, "rate native").agreement, Agreement::same);
+  EXPECT_EQ(find(c, bert, "rate compiled").agreement, Agreement::tie);  // "3e-3 or 1e-3" covers 1e-3
+  EXPECT_EQ(find(c, bert, "rate compiled").first, "3.0e-03 or 1.0e-03");
+  EXPECT_EQ(find(c, bert, "screen: inductor").first, "dropped");
+  EXPECT_EQ(find(c, bert, "screen: inductor").agreement, Agreement::differs);
+  EXPECT_EQ(find(c, "gpt2-tiny fp32 seq 32", "row").agreement, Agreement::differs);
+  EXPECT_EQ(find(c, "roberta-tiny fp32 seq 32", "row").second, "present");
+
+  // A verdict outside the other's interval differs.
+  Json moved = second;
+  moved["rows"][0]["paired"] = paired("faster", 1.5, 1.45, 1.55);
+  EXPECT_EQ(find(compare_sittings(first, moved), bert, "compile").agreement, Agreement::differs);
+
+  std::ostringstream md;
+  pick_reporter("reproducibility", "md", reproducibility_reporters())->write(md, c);
+  EXPECT_NE(md.str().find(" decisions agree ("), std::string::npos) << md.str();
+  EXPECT_NE(md.str().find("- bert-tiny fp32 seq 32, batch native: 32 / 16"), std::string::npos) << md.str();
+}
