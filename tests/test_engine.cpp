@@ -216,6 +216,41 @@ TEST_F(EngineFixture, AConfirmationWhoseIntervalHoldsOneSaysNoDifference) {
   EXPECT_EQ(break_even_cell(same.row), "not worth compiling (paired)");
 }
 
+// Where the two bests differ in batch (eager peaks at 8, jit at 32), the confirmation also runs native at jit's batch
+// against jit in rounds of their own: compiling alone, batch size apart, is the row's paired same-batch speed-up.
+TEST_F(EngineFixture, BestsAtDifferentBatchesAreAlsoConfirmedAtOneBatch) {
+  Database db((dir / "t.db").string());
+  settings.confirm_rounds = 3;
+  StageList stages;
+  stages.push_back(make_batch_stage(settings));
+  stages.push_back(std::make_unique<KeepTheFastestBatch>());
+  stages.push_back(make_confirm_stage(settings));
+  SearchEngine engine(db, [](const TrialSpec& s, const std::string&) {
+    TrialResult r = simulated_trial(s);
+    const bool jit = s.step.backend == "jit";
+    const double b = s.batch_size, peak = jit ? 32 : 8, per_sample = jit ? 150 : 100;
+    r.samples_per_second = b <= peak ? per_sample * b : per_sample * peak * std::sqrt(peak / b);
+    r.step_time_median = b / r.samples_per_second;
+    return r;
+  }, settings, progress, std::move(stages));
+  request.backends = {"eager", "jit"};
+  engine.run(request, 3600);
+  EXPECT_NE(progress.str().find("[confirm fp32] eager batch 8 vs jit batch 32: 6.00x"), std::string::npos)
+      << progress.str();
+  EXPECT_NE(progress.str().find("[confirm fp32] eager batch 32 vs jit batch 32: 12.00x"), std::string::npos)
+      << progress.str();
+  const TestedModelsTable table = gather_tested_models(db, "t.db");
+  ASSERT_EQ(table.rows.size(), 1u);
+  const TableRow& row = table.rows[0];
+  EXPECT_EQ(row.confirmed.rounds, 3);
+  EXPECT_NEAR(row.confirmed.ratio, 6.0, 1e-9);
+  EXPECT_EQ(row.confirmed_equal_batch.rounds, 3);
+  EXPECT_NEAR(row.confirmed_equal_batch.ratio, 12.0, 1e-9);
+  EXPECT_EQ(row.confirmed_equal_batch.verdict, PairedVerdict::faster);
+  const auto cells = table_cells(row);
+  EXPECT_NE(std::find(cells.begin(), cells.end(), "12.00x at 32 (paired: CI 12.00-12.00, 3 rounds)"), cells.end());
+}
+
 // The confirmation compares the two configs the row shows, whichever search found them: here jit's best is an
 // earlier search's, and this one searched eager alone.
 TEST_F(EngineFixture, TheConfirmationComparesTheRowsConfigsFromEveryStudy) {

@@ -3,8 +3,11 @@
 // batch its row shows: engine/stored_pick.h), measured again in alternating rounds of one sitting (round 1 native
 // then compiled, round 2 compiled then native, ...), each trial a new process (TrialSpec::repeat 1, 2, ...). The table's verdict
 // and its interval come from these rounds (stats/paired_ratio.h), not from trials taken minutes apart in different
-// stages. Reads confirm_rounds (0: no confirmation) and confirm_budget_share (the budget it reserves).
+// stages. Where the two bests differ in batch, native at compiled's batch against compiled follows in rounds of its
+// own, each only when the budget fits it: compiling alone, batch size apart. Reads confirm_rounds (0: no
+// confirmation) and confirm_budget_share (the budget it reserves).
 #include <algorithm>
+#include <array>
 
 #include "engine/search_stage.h"
 #include "engine/stage_list.h"
@@ -50,11 +53,12 @@ BackendOutcome* pick(std::vector<BackendOutcome>& outcomes, bool compiled) {
   return picked;
 }
 
-// The search's own throughput trial at the pair's best batch: the confirmation repeats it as it was specified.
-std::optional<ToldTrial> best_throughput_trial(const Database& db, const BackendOutcome& o) {
+// The search's own throughput trial of the study at `batch` (its best's, or the other side's): the confirmation
+// repeats it as it was specified.
+std::optional<ToldTrial> throughput_trial_at(const Database& db, const BackendOutcome& o, int batch) {
   for (const auto& t : db.trials(o.study_id))
-    if (t.spec.purpose == TrialPurpose::throughput && t.spec.repeat == 0 && t.result.ok() &&
-        t.spec.batch_size == o.best->batch_size)
+    if (t.spec.purpose == TrialPurpose::throughput && t.spec.repeat == 0 && t.result.ok() && !t.superseded &&
+        t.spec.batch_size == batch)
       return ToldTrial{Candidate{t.spec.batch_size, t.spec.learning_rate, 0}, t.result};
   return std::nullopt;
 }
@@ -93,15 +97,32 @@ class ConfirmStage : public SearchStage {
     BackendOutcome* native = pick(outcomes, false);
     BackendOutcome* compiled = pick(outcomes, true);
     if (!native || !compiled) return;
-    const auto native_first = best_throughput_trial(search.db, *native);
-    const auto compiled_first = best_throughput_trial(search.db, *compiled);
+    const auto native_first = throughput_trial_at(search.db, *native, native->best->batch_size);
+    const auto compiled_first = throughput_trial_at(search.db, *compiled, compiled->best->batch_size);
     if (!native_first || !compiled_first) return;
-    Side sides[2] = {{search, *native, *native_first}, {search, *compiled, *compiled_first}};
-    const std::string head = strf("[confirm %s] %s batch %d vs %s batch %d", precision.c_str(), native->backend.c_str(),
-                                  sides[0].candidate.batch_size, compiled->backend.c_str(), sides[1].candidate.batch_size);
+    std::array<Side, 2> best_vs_best{Side{search, *native, *native_first}, Side{search, *compiled, *compiled_first}};
+    confirm_pair(search, precision, best_vs_best, 2);
+    // The bests differ in batch: compiling alone is measured apart, native at compiled's batch (the table's "same
+    // batch" speed-up), when the budget fits its rounds (none of them free) and native ran that size.
+    const int batch = compiled->best->batch_size;
+    if (native->best->batch_size != batch)
+      if (const auto native_there = throughput_trial_at(search.db, *native, batch)) {
+        std::array<Side, 2> one_batch{Side{search, *native, *native_there}, Side{search, *compiled, *compiled_first}};
+        confirm_pair(search, precision, one_batch, 0);
+      }
+    count_in_summary(search.summary, *native);
+    count_in_summary(search.summary, *compiled);
+  }
+
+  // Up to confirm_rounds alternating rounds of the two sides, the first `free_rounds` whatever the budget says (fewer
+  // than two give no interval), the verdict said in the progress.
+  void confirm_pair(SearchRun& search, const std::string& precision, std::array<Side, 2>& sides, int free_rounds) const {
+    const std::string head = strf("[confirm %s] %s batch %d vs %s batch %d", precision.c_str(),
+                                  sides[0].outcome.backend.c_str(), sides[0].candidate.batch_size,
+                                  sides[1].outcome.backend.c_str(), sides[1].candidate.batch_size);
     std::vector<double> ratios;
     for (int round = 1; round <= rounds_; ++round) {
-      if (round > 2 && refused(sides, round)) {
+      if (round > free_rounds && refused(sides, round)) {
         search.progress << head << ": round " << round << " of " << rounds_ << " does not fit the budget; "
                         << ratios.size() << " rounds\n";
         break;
@@ -112,7 +133,6 @@ class ConfirmStage : public SearchStage {
     search.progress << head << ": " << strf("%.2fx (95%% CI %.2f-%.2f) over %d paired rounds: ", p.ratio, p.ci_low,
                                             p.ci_high, p.rounds)
                     << to_string(p.verdict) << "\n";
-    for (const auto& side : sides) count_in_summary(search.summary, side.outcome);
   }
 
   // The rounds' trials count in this search's outcome of that study, when it has one (the summary's trial counts).
@@ -127,7 +147,7 @@ class ConfirmStage : public SearchStage {
 
   // Whether the budget refuses either side's trial of `round` (the first two rounds run on the reserve regardless:
   // fewer than two give no interval).
-  static bool refused(Side (&sides)[2], int round) {
+  static bool refused(std::array<Side, 2>& sides, int round) {
     for (auto& side : sides) {
       side.trials.set_repeat(round);
       if (side.trials.refuses(side.candidate)) return true;
@@ -137,7 +157,7 @@ class ConfirmStage : public SearchStage {
 
   // Both sides once, native first on odd rounds and compiled first on even ones; compiled over native samples/s,
   // or nothing when either failed.
-  static std::optional<double> run_round(Side (&sides)[2], int round) {
+  static std::optional<double> run_round(std::array<Side, 2>& sides, int round) {
     double samples_per_second[2] = {0, 0};
     for (int k = 0; k < 2; ++k) {
       const int i = round % 2 == 1 ? k : 1 - k;

@@ -57,6 +57,15 @@ std::string precision_cell(const TableRow& row) {
 
 std::string day(const std::string& iso_time) { return iso_time.substr(0, 10); }
 
+// The paired rounds at the compiled backend's batch when they ran, else the single trials' figure at a common batch.
+std::string same_batch_cell(const TableRow& row, bool equal) {
+  const PairedRatio& p = row.confirmed_equal_batch;
+  if (p.verdict != PairedVerdict::unconfirmed && row.compiled)
+    return strf("%.2fx at %d (paired: CI %.2f-%.2f, %d rounds)", p.ratio, row.backends[*row.compiled].best.batch_size,
+                p.ci_low, p.ci_high, p.rounds);
+  return equal ? strf("%.2fx at %d", row.amortization.speedup, row.amortization.batch_size) : "-";
+}
+
 }  // namespace
 
 const char* const kRangeCapFootnote =
@@ -97,7 +106,8 @@ const char* const kBatchLimitNote =
 
 const char* const kSpeedupNote =
     "Speed-up (same batch): compiled over native samples/s at one batch size both ran (the compiled backend's "
-    "own when native ran it). Best vs best: each at its own chosen batch, so batch size is in it too. "
+    "own when native ran it); \"paired\" where the confirmation ran native at the compiled backend's batch in "
+    "alternating rounds of its own (the interval as in the verdict), else single trials. Best vs best: each at its own chosen batch, so batch size is in it too. "
     "Compile overhead: what compiling costs a job at that batch: the compiled warm-up overhead once for the "
     "training shape and once for each of 2 more shapes a job meets (a last partial batch, an evaluation batch), "
     "less native's own warm-up overhead. Break-even: with a paired verdict, each backend at its best (native at its "
@@ -338,7 +348,7 @@ std::vector<std::string> table_cells(const TableRow& row) {
   return {row.model, row.tune_version, row.libtorch_version, describe_instance(row.instance), precision_cell(row),
           std::to_string(row.seq_len), row.start + "; " + row.data, budget_cell(row), cell(n, native_batch), cell(c, compiled_batch), cell(n, learning_rate),
           cell(c, learning_rate), throughput_cell(row, n), throughput_cell(row, c),
-          equal ? strf("%.2fx at %d", row.amortization.speedup, row.amortization.batch_size) : "-",
+          same_batch_cell(row, equal),
           both ? strf("%.2fx (%d vs %d)", row.best_vs_best_speedup, n->best.batch_size, c->best.batch_size) : "-",
           paired_verdict_cell(row),
           equal ? strf("%.1f s", row.compile_overhead_seconds) : "-",

@@ -90,6 +90,14 @@ nlohmann::json paired_json(const TableRow& row) {
           {"break_even_seconds", number_if(a.worth_compiling, a.break_even_seconds)}};
 }
 
+// Compiled over native at the compiled backend's batch from the confirmation's rounds there (null without them).
+nlohmann::json paired_same_batch_json(const TableRow& row) {
+  const PairedRatio& p = row.confirmed_equal_batch;
+  if (!row.compiled || p.verdict == PairedVerdict::unconfirmed) return nullptr;
+  return {{"verdict", to_string(p.verdict)}, {"rounds", p.rounds}, {"speedup", p.ratio}, {"ci_low", p.ci_low},
+          {"ci_high", p.ci_high}, {"batch_size", row.backends[*row.compiled].best.batch_size}};
+}
+
 nlohmann::json row_json(const TableRow& row) {
   nlohmann::json backends = nlohmann::json::object();
   for (const auto& b : row.backends) backends[b.backend] = backend_json(row, b);
@@ -104,6 +112,7 @@ nlohmann::json row_json(const TableRow& row) {
           {"mfu_peak", peak_json(row.peak)},
           {"backends", backends}, {"speedup", a.speedup}, {"speedup_batch_size", a.batch_size},
           {"speedup_best_vs_best", row.best_vs_best_speedup}, {"paired", paired_json(row)},
+          {"paired_same_batch", paired_same_batch_json(row)},
           {"net_compile_overhead_seconds", row.compile_overhead_seconds},
           {"worth_compiling", a.worth_compiling},
           {"break_even_steps", a.break_even_steps}, {"break_even_seconds", a.break_even_seconds},

@@ -95,8 +95,8 @@ void add_trials(const std::vector<StoredTrial>& trials, BackendResult& result, T
   result.batch_curve = batch_curve(trials);
   result.lr_curve = lr_curve(trials, result.best.batch_size);
   for (const auto& t : trials) {
-    if (t.spec.repeat > 0 && t.spec.purpose == TrialPurpose::throughput && t.spec.batch_size == result.best.batch_size)
-      result.repeats[t.spec.repeat] = t.result.ok() ? t.result.samples_per_second : 0.0;
+    if (t.spec.repeat > 0 && t.spec.purpose == TrialPurpose::throughput)
+      result.repeats_by_batch[t.spec.batch_size][t.spec.repeat] = t.result.ok() ? t.result.samples_per_second : 0.0;
     result.memory_limit_bytes = std::max(result.memory_limit_bytes, t.spec.memory_limit_bytes);
     if (row.first_trial_at.empty() || t.finished_at < row.first_trial_at) row.first_trial_at = t.finished_at;
     row.last_trial_at = std::max(row.last_trial_at, t.finished_at);
@@ -108,6 +108,7 @@ void add_trials(const std::vector<StoredTrial>& trials, BackendResult& result, T
       row.data = describe_data(t.spec);
     }
   }
+  result.repeats = result.repeats_by_batch[result.best.batch_size];
   row.trials_run += static_cast<int>(trials.size());
   row.search_budget_seconds = std::max(row.search_budget_seconds, result.best.search_budget_seconds);
 }
@@ -190,18 +191,31 @@ std::optional<int> common_batch(const BackendResult& native, const BackendResult
 }
 
 // The rounds both backends ran, by round: (native samples/s, compiled samples/s).
-std::vector<std::pair<double, double>> paired_rounds(const BackendResult& native, const BackendResult& compiled) {
+std::vector<std::pair<double, double>> paired_rounds(const std::map<int, double>& native,
+                                                     const std::map<int, double>& compiled) {
   std::vector<std::pair<double, double>> rounds;
-  for (const auto& [round, compiled_speed] : compiled.repeats) {
-    const auto n = native.repeats.find(round);
-    if (n != native.repeats.end() && n->second > 0 && compiled_speed > 0) rounds.emplace_back(n->second, compiled_speed);
+  for (const auto& [round, compiled_speed] : compiled) {
+    const auto n = native.find(round);
+    if (n != native.end() && n->second > 0 && compiled_speed > 0) rounds.emplace_back(n->second, compiled_speed);
   }
   return rounds;
 }
 
+// Compiled over native at the compiled backend's batch, from the rounds both ran there.
+PairedRatio paired_at_compiled_batch(const BackendResult& native, const BackendResult& compiled) {
+  const int batch = compiled.best.batch_size;
+  if (native.best.batch_size == batch) return {};  // the best-vs-best rounds are these
+  const auto n = native.repeats_by_batch.find(batch), c = compiled.repeats_by_batch.find(batch);
+  if (n == native.repeats_by_batch.end() || c == compiled.repeats_by_batch.end()) return {};
+  std::vector<double> ratios;
+  for (const auto& [native_speed, compiled_speed] : paired_rounds(n->second, c->second))
+    ratios.push_back(compiled_speed / native_speed);
+  return paired_ratio(ratios, 0.95);
+}
+
 // The confirmation's verdict and the decisive comparison's break-even with its range (tested_models_table.h).
 void confirm(TableRow& row, const BackendResult& native, const BackendResult& compiled) {
-  const auto rounds = paired_rounds(native, compiled);
+  const auto rounds = paired_rounds(native.repeats, compiled.repeats);
   std::vector<double> ratios, native_logs;
   for (const auto& [n, c] : rounds) {
     ratios.push_back(c / n);
@@ -230,6 +244,8 @@ void compare_at_equal_batch(TableRow& row) {
   const BackendResult& c = row.backends[*row.compiled];
   if (n.best.samples_per_second > 0) row.best_vs_best_speedup = c.best.samples_per_second / n.best.samples_per_second;
   confirm(row, n, c);
+  row.confirmed_equal_batch =
+      n.best.batch_size == c.best.batch_size ? row.confirmed : paired_at_compiled_batch(n, c);
   const auto batch = common_batch(n, c);
   if (!batch) return;
   const BatchPoint &np = *ran_ok(n, *batch), &cp = *ran_ok(c, *batch);

@@ -26,7 +26,8 @@ namespace tune {
 // peak, `mfu_datasheet`: the same field `mfu` no longer holds the search's stored figure; each backend's
 // `learning_rate_batch_size` (the batch its rate was searched at, when a stored trial's batch overrules its stored
 // best), `learning_rate_learned_share` and `learning_rates_separated` (whether the model learned enough to rank rates),
-// `learning_rate_tie_with` (the runner-up a tie within the seed spread shows beside the rate)
+// `learning_rate_tie_with` (the runner-up a tie within the seed spread shows beside the rate); the row's
+// `paired_same_batch` (the confirmation's rounds at the compiled backend's batch)
 constexpr int kTableJsonSchemaVersion = 9;
 constexpr double kSittingGap = 3600;  // seconds between two trials of a row that start a new sitting
 
@@ -64,6 +65,9 @@ struct BackendResult {
   // Samples/s of each repeat of its best batch's throughput trial (the confirmation's rounds, by repeat; 0: the
   // round failed).
   std::map<int, double> repeats;
+  // The same for every batch the confirmation repeated (batch -> round -> samples/s): native at the compiled
+  // backend's batch too, where the two bests differ in batch.
+  std::map<int, std::map<int, double>> repeats_by_batch;
   // The batch its rate was searched at, when the row shows another (0: the same): the search stored a best that
   // its study's own stored trials overrule (a faster size its budget-cut ramp never reached; engine/stored_pick.h),
   // so its rate comes from the old batch.
@@ -150,6 +154,9 @@ struct TableRow {
   // The verdict: compiled over native, each at its best, from the confirmation's paired rounds (engine/
   // confirm_stage.cpp): its interval says faster, slower or no difference; unconfirmed without two rounds.
   PairedRatio confirmed;
+  // The same at one batch, the compiled backend's (native's rounds at that batch): compiling alone, batch size apart.
+  // Equal to `confirmed` when the two bests share their batch; unconfirmed when no such rounds ran.
+  PairedRatio confirmed_equal_batch;
   // The decisive comparison, each backend at its best, from those rounds: native at the geometric mean of its
   // rounds' samples/s, compiled at that times the paired speed-up, steps counted at compiled's batch, the net
   // compile overhead of the two best configs; worth compiling only when the verdict is "faster". Zero when
