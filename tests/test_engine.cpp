@@ -1149,18 +1149,24 @@ TEST_F(EngineFixture, APrecisionsNativeInTheScreenGetsAtLeastTheMedianTrial) {
     if (e.backend == "eager" && e.precision == "bf16") EXPECT_EQ(e.result.status, TrialStatus::ok) << e.reason;
 }
 
+namespace {
+
+// A screening trial that ran at batch 8 with this throughput.
+ScreenEntry screen_entry(const char* backend, const char* precision, double samples_per_second) {
+  ScreenEntry e{backend, precision, 8, {}, true, ""};
+  e.result.status = TrialStatus::ok;
+  e.result.samples_per_second = samples_per_second;
+  return e;
+}
+
+}  // namespace
+
 // A precision that can win keeps its native and its fastest compiler (the row's compile-or-not answer) even when
 // that compiler is slow; a slower second compiler is dropped, and so is every pair of a precision that cannot win.
 TEST(Screening, AKeptPrecisionKeepsItsNativeAndFastestCompiler) {
-  auto entry = [](const char* backend, const char* precision, double samples_per_second) {
-    ScreenEntry e{backend, precision, 8, {}, true, ""};
-    e.result.status = TrialStatus::ok;
-    e.result.samples_per_second = samples_per_second;
-    return e;
-  };
-  std::vector<ScreenEntry> entries{entry("eager", "fp32", 1000), entry("jit", "fp32", 560),
-                                   entry("inductor", "fp32", 400), entry("eager", "bf16", 500),
-                                   entry("jit", "bf16", 700)};
+  std::vector<ScreenEntry> entries{screen_entry("eager", "fp32", 1000), screen_entry("jit", "fp32", 560),
+                                   screen_entry("inductor", "fp32", 400), screen_entry("eager", "bf16", 500),
+                                   screen_entry("jit", "bf16", 700)};
   judge_screen(entries, "eager", 0.8);
   std::vector<bool> kept;
   for (const auto& e : entries) kept.push_back(e.kept);
@@ -1174,20 +1180,14 @@ TEST(Screening, AKeptPrecisionKeepsItsNativeAndFastestCompiler) {
 // One trial per pair cannot tell 74% from 84% of the fastest (issue 33: bert-tiny bf16 read both in two runs): a
 // pair below the kept share by less than the noise band is searched, and says why; below the band it is dropped.
 TEST(Screening, APairWithinTheNoiseBandIsSearchedNotDropped) {
-  auto entry = [](const char* backend, const char* precision, double samples_per_second) {
-    ScreenEntry e{backend, precision, 8, {}, true, ""};
-    e.result.status = TrialStatus::ok;
-    e.result.samples_per_second = samples_per_second;
-    return e;
-  };
-  std::vector<ScreenEntry> entries{entry("eager", "fp32", 1000), entry("jit", "fp32", 900),
-                                   entry("eager", "bf16", 740), entry("jit", "bf16", 690)};
+  std::vector<ScreenEntry> entries{screen_entry("eager", "fp32", 1000), screen_entry("jit", "fp32", 900),
+                                   screen_entry("eager", "bf16", 740), screen_entry("jit", "bf16", 690)};
   judge_screen(entries, "eager", 0.8);
   EXPECT_TRUE(entries[2].kept) << entries[2].reason;
   EXPECT_NE(entries[2].reason.find("within the screen's noise band (10%) of the 80% kept"), std::string::npos)
       << entries[2].reason;
   EXPECT_TRUE(entries[3].kept) << entries[3].reason;  // bf16 can win: its fastest compiler stays to answer
-  entries = {entry("eager", "fp32", 1000), entry("eager", "bf16", 690)};
+  entries = {screen_entry("eager", "fp32", 1000), screen_entry("eager", "bf16", 690)};
   judge_screen(entries, "eager", 0.8);
   EXPECT_FALSE(entries[1].kept) << entries[1].reason;
 }
