@@ -28,6 +28,12 @@ double number_or(const Json& j, const char* key, double otherwise) {
   return j.contains(key) && j.at(key).is_number() ? j.at(key).get<double>() : otherwise;
 }
 
+// The object `which` of a row ("native", "paired", "backends"), or an empty one where the row has null or none.
+const Json& side(const Json& row, const char* which) {
+  static const Json none = Json::object();
+  return row.contains(which) && row.at(which).is_object() ? row.at(which) : none;
+}
+
 // The compile answer: the paired verdict where the confirmation ran, else the single-trial figures' (marked).
 struct CompileAnswer {
   std::string word;  // "compile", "don't compile", "no difference"
@@ -43,7 +49,7 @@ struct CompileAnswer {
 CompileAnswer compile_answer(const Json& row) {
   CompileAnswer a;
   if (row.value("compiled_backend", "").empty()) return a;
-  const Json& paired = row.contains("paired") && row.at("paired").is_object() ? row.at("paired") : Json::object();
+  const Json& paired = side(row, "paired");
   const std::string verdict = paired.value("verdict", "unconfirmed");
   if (verdict != "unconfirmed") {
     a.confirmed = true;
@@ -69,11 +75,6 @@ Decision compile_decision(const std::string& name, const Json& a, const Json& b)
   if (first.word != second.word) d.agreement = covers(first, second) || covers(second, first) ? Agreement::tie
                                                                                             : Agreement::differs;
   return d;
-}
-
-const Json& side(const Json& row, const char* which) {
-  static const Json none = Json::object();
-  return row.contains(which) && row.at(which).is_object() ? row.at(which) : none;
 }
 
 std::string batch_text(const Json& backend, bool with_name) {

@@ -43,11 +43,13 @@ const ScreenEntry* fastest(const std::vector<ScreenEntry>& entries, Admits admit
 // batch rule trusts a trial's CI within (tuners/batch_pick.h).
 constexpr double kScreenNoiseShare = 0.10;
 
-// Clearly below the kept share: under keep_share less the noise band.
+// Whether one trial leaves the pair a chance: at or above keep_share less the noise band (only clearly below it
+// drops a pair).
 bool can_win(const ScreenEntry& e, const ScreenEntry& best, double keep_share) {
   return e.result.ok() && e.result.samples_per_second >= (keep_share - kScreenNoiseShare) * best.result.samples_per_second;
 }
 
+// At or above the kept share itself: kept without the band's help.
 bool clearly_kept(const ScreenEntry& e, const ScreenEntry& best, double keep_share) {
   return e.result.samples_per_second >= keep_share * best.result.samples_per_second;
 }

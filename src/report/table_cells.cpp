@@ -162,13 +162,6 @@ std::string learning_rate_cell(const BestConfig& best) {
 
 namespace {
 
-// The steps the chosen rate was ranked after (0: no rate trial stored at its batch).
-int ranked_after_steps(const BackendResult& r) {
-  for (const auto& p : r.lr_curve)
-    if (p.learning_rate == r.best.learning_rate) return p.train_steps;
-  return 0;
-}
-
 // The runner-up's note: a tie within the model's seed spread, apart beyond it, or (one seed) its margin alone. A
 // negative margin is a stored rate the search never compared with its choice: named, not hidden as "+-x%".
 std::string runner_up_note(const BackendResult& r, const LearningRatePoint& rate, double margin) {
@@ -189,7 +182,8 @@ std::string learning_rate_cell(const BackendResult& r) {
   const StopReasons& stop = r.best.stop;
   if (stop.lr_horizon_steps < stop.lr_horizon_wanted)
     notes.push_back(strf("budget: %d of %d steps", stop.lr_horizon_steps, stop.lr_horizon_wanted));
-  else if (const int steps = ranked_after_steps(r)) notes.push_back(strf("%d steps", steps));
+  else if (const LearningRatePoint* chosen = r.chosen_rate_point())  // the steps it was ranked after
+    notes.push_back(strf("%d steps", chosen->train_steps));
   if (!r.rates_separated()) {
     const double learned = r.learned_share().value_or(0);
     notes.push_back(strf("not separated yet: loss %.1f%% %s untrained", 100 * std::fabs(learned),

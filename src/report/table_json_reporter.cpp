@@ -35,9 +35,8 @@ nlohmann::json runner_up_json(const BackendResult& r) {
 
 // The steps the chosen rate was ranked after (null when no learning-rate trial at the chosen batch is stored).
 nlohmann::json lr_horizon_json(const BackendResult& r) {
-  for (const auto& p : r.lr_curve)
-    if (p.learning_rate == r.best.learning_rate) return p.train_steps;
-  return nullptr;
+  const LearningRatePoint* chosen = r.chosen_rate_point();
+  return chosen ? nlohmann::json(chosen->train_steps) : nlohmann::json(nullptr);
 }
 
 nlohmann::json backend_json(const TableRow& row, const BackendResult& r) {

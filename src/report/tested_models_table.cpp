@@ -120,9 +120,8 @@ double untrained_loss(const std::vector<StoredTrial>& trials, const BackendResul
     if (t.spec.purpose == TrialPurpose::learning_rate && t.spec.model.task == "sequence_classification" &&
         t.spec.model.num_labels > 1)
       return std::log(static_cast<double>(t.spec.model.num_labels));
-  for (const auto& p : result.lr_curve)
-    if (p.learning_rate == result.best.learning_rate) return p.start_loss;
-  return 0;
+  const LearningRatePoint* chosen = result.chosen_rate_point();
+  return chosen ? chosen->start_loss : 0;
 }
 
 BackendResult backend_result(const Database& db, const BestRow& row, TableRow& table_row) {
@@ -363,15 +362,20 @@ std::optional<double> margin_on_common_seeds(const LearningRatePoint& p, const L
 
 }  // namespace
 
-std::optional<std::pair<LearningRatePoint, double>> BackendResult::runner_up_with_margin() const {
+const LearningRatePoint* BackendResult::chosen_rate_point() const {
   const auto chosen = std::find_if(lr_curve.begin(), lr_curve.end(),
                                    [&](const LearningRatePoint& p) { return p.learning_rate == best.learning_rate; });
+  return chosen != lr_curve.end() ? &*chosen : nullptr;
+}
+
+std::optional<std::pair<LearningRatePoint, double>> BackendResult::runner_up_with_margin() const {
+  const LearningRatePoint* chosen = chosen_rate_point();
   std::optional<std::pair<LearningRatePoint, double>> second;
   for (const auto& p : lr_curve) {
     if (p.status != TrialStatus::ok || p.learning_rate == best.learning_rate) continue;
     // Without the chosen rate's own trials (an older store), against the score the search stored for it.
     const std::optional<double> margin =
-        chosen != lr_curve.end() ? margin_on_common_seeds(p, *chosen)
+        chosen ? margin_on_common_seeds(p, *chosen)
         : best.lr_score_loss > 0 ? std::optional<double>(p.score_loss / best.lr_score_loss - 1)
                                  : std::nullopt;
     if (margin && (!second || *margin < second->second)) second = std::make_pair(p, *margin);
@@ -401,26 +405,26 @@ std::optional<double> spread_of(const LearningRatePoint& p) {
 }  // namespace
 
 std::optional<double> BackendResult::seed_spread() const {
-  const auto second = runner_up_with_margin();
-  const auto chosen = std::find_if(lr_curve.begin(), lr_curve.end(),
-                                   [&](const LearningRatePoint& p) { return p.learning_rate == best.learning_rate; });
-  if (!second || chosen == lr_curve.end()) return std::nullopt;
-  const auto a = spread_of(*chosen), b = spread_of(second->first);
+  const auto second = runner_up();
+  const LearningRatePoint* chosen = chosen_rate_point();
+  if (!second || !chosen) return std::nullopt;
+  const auto a = spread_of(*chosen), b = spread_of(*second);
   if (!a || !b) return std::nullopt;
   return std::max(*a, *b);
 }
 
 bool BackendResult::rate_tie() const {
   const auto spread = seed_spread();
-  return spread && runner_up_margin() >= 0 && runner_up_margin() <= *spread;
+  const double margin = runner_up_margin();
+  return spread && margin >= 0 && margin <= *spread;
 }
 
 std::optional<double> BackendResult::learned_share() const {
-  if (!(untrained_loss > 0) || !screened_out.empty()) return std::nullopt;
-  for (const auto& p : lr_curve)
-    if (p.learning_rate == best.learning_rate && p.status == TrialStatus::ok && p.score_loss > 0)
-      return 1 - p.score_loss / untrained_loss;
-  return std::nullopt;
+  const LearningRatePoint* chosen = chosen_rate_point();
+  if (!(untrained_loss > 0) || !screened_out.empty() || !chosen || chosen->status != TrialStatus::ok ||
+      !(chosen->score_loss > 0))
+    return std::nullopt;
+  return 1 - chosen->score_loss / untrained_loss;
 }
 
 bool BackendResult::rates_separated() const {

@@ -79,6 +79,8 @@ struct BackendResult {
   // on the seeds both ran (a rate the second-seed check ran again, on both); none when fewer than two rates ran.
   // A small margin may be within seed-to-seed noise.
   std::optional<LearningRatePoint> runner_up() const;
+  // The chosen rate's point of lr_curve (nullptr where no learning-rate trial of it is stored at this batch).
+  const LearningRatePoint* chosen_rate_point() const;
   std::optional<std::pair<LearningRatePoint, double>> runner_up_with_margin() const;
   double runner_up_margin() const;
   // The loss of the untrained model its rates are judged against (0: unknown): chance for a classifier, else the
