@@ -1293,3 +1293,53 @@ TEST_F(EngineFixture, ThePickSeesEveryStoredTrialNotOnlyTheRamps) {
   EXPECT_EQ(table.rows[0].native_result()->best.batch_size, 8);
   EXPECT_EQ(table.rows[0].native_result()->rate_batch_size, 0);  // its rate was searched at 8
 }
+
+// A horizon that does not rank: the simulated model learns nothing in under 48 steps (every rate's loss within 2%
+// of its first step's 10.0), then 50% below it. The search doubles the horizon (12, 24, 48) and runs the rates
+// again each time, says so, and ranks them on the 48-step runs alone; jit's transferred rate is checked at 48 from
+// the start. Capped at 24 steps, the search says the rates did not separate, and so does the table.
+TEST_F(EngineFixture, AHorizonThatDoesNotRankTheRatesIsLengthened) {
+  const auto learns_late = [](std::map<std::string, std::vector<int>>* steps) {
+    return [steps](const TrialSpec& s, const std::string&) {
+      TrialResult r = simulated_trial(s);
+      if (s.purpose != TrialPurpose::learning_rate) return r;
+      (*steps)[s.step.backend].push_back(s.train_steps);
+      r.losses = {10.0, 9.9};
+      r.score_loss = (s.train_steps >= 48 ? 0 : 4.8) + r.score_loss;  // 5 + distance from 3e-4: 9.8+ before 48
+      return r;
+    };
+  };
+  request.backends = {"eager", "jit"};
+  settings.lr_train_steps = 12;
+  settings.lr_max_train_steps = 96;
+  std::map<std::string, std::vector<int>> steps;
+  Database db((dir / "t.db").string());
+  const auto summary = SearchEngine(db, learns_late(&steps), settings, progress).run(request, 3600);
+  ASSERT_TRUE(summary.backends[0].best.has_value()) << summary.backends[0].failure;
+  EXPECT_EQ(summary.backends[0].best->stop.lr_horizon_steps, 48);
+  EXPECT_DOUBLE_EQ(summary.backends[0].best->learning_rate, 3e-4);
+  EXPECT_EQ(summary.backends[0].lr_stop.rfind("horizon lengthened from 12 to 48 steps", 0), 0u)
+      << summary.backends[0].lr_stop;
+  EXPECT_NE(progress.str().find("the rates again at 24"), std::string::npos) << progress.str();
+  EXPECT_EQ(std::count(steps["eager"].begin(), steps["eager"].end(), 12), 4);
+  for (int s : steps["jit"]) EXPECT_EQ(s, 48);
+  const auto table = gather_tested_models(db, "t.db");
+  ASSERT_EQ(table.rows.size(), 1u);
+  const BackendResult& eager = *table.rows[0].native_result();
+  for (const auto& point : eager.lr_curve) EXPECT_EQ(point.train_steps, 48) << point.learning_rate;
+  EXPECT_TRUE(eager.rates_separated());
+  EXPECT_EQ(learning_rate_cell(eager).rfind("3.0e-04 (48 steps, lengthened past 12", 0), 0u) << learning_rate_cell(eager);
+
+  settings.lr_max_train_steps = 24;
+  std::map<std::string, std::vector<int>> capped_steps;
+  Database capped_db((dir / "capped.db").string());
+  const auto capped = SearchEngine(capped_db, learns_late(&capped_steps), settings, progress).run(request, 3600);
+  ASSERT_TRUE(capped.backends[0].best.has_value());
+  EXPECT_EQ(capped.backends[0].best->stop.lr_horizon_steps, 24);
+  EXPECT_NE(capped.backends[0].lr_stop.find("rates not separated: the best learned 2.0% of the untrained loss in 24 "
+                                            "steps (lr_max_train_steps)"), std::string::npos)
+      << capped.backends[0].lr_stop;
+  const BackendResult& unranked = *gather_tested_models(capped_db, "capped.db").rows[0].native_result();
+  EXPECT_FALSE(unranked.rates_separated());
+  EXPECT_NE(learning_rate_cell(unranked).find("not separated yet"), std::string::npos) << learning_rate_cell(unranked);
+}

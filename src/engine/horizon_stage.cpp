@@ -2,7 +2,10 @@
 // the user's job calls for (engine/job_horizon.h; lr_train_steps without a job), or fewer when the trials the rate
 // stage expects (the list and two past its edges; a transferred rate's local check: three) are predicted not to
 // fit what is left of the pair's share. Says so in the progress and notes the horizon and the job in the outcome.
+// A later backend whose rate transfers from one whose search lengthened the horizon starts at that horizon.
 // Reads lr_train_steps, warmup_steps, learning_rates (pretrained_learning_rates with --weights) and lr_transfer.
+#include <algorithm>
+
 #include "engine/search_stage.h"
 #include "engine/stage_list.h"
 #include "util/check.h"
@@ -28,9 +31,12 @@ class HorizonStage : public SearchStage {
     const int batch = speed.first.batch_size;
     const double step_seconds = speed.second.samples_per_second > 0 ? batch / speed.second.samples_per_second : 0;
     const double job_steps = job_steps_at(search.request.job, step_seconds);
-    // A trial runs its warm-up and at least one more step, however short the job.
-    const int wanted = std::max(wanted_horizon(job_steps, train_steps_), warmup_steps_ + 1);
-    const bool transferred = search.references[pair.outcome.precision].has_value() && transfer_;
+    const std::optional<RateReference>& reference = search.references[pair.outcome.precision];
+    const bool transferred = reference.has_value() && transfer_;
+    // A trial runs its warm-up and at least one more step, however short the job; a transferred rate is checked
+    // at the horizon it was found at (its search may have lengthened it: rate_stage.cpp).
+    const int wanted = std::max({wanted_horizon(job_steps, train_steps_), warmup_steps_ + 1,
+                                 transferred ? reference->horizon_steps : 0});
     const int listed = search.request.weights_dir.empty() ? rates_ : pretrained_rates_;
     const int trials = transferred ? 3 : listed + 2;
     const int afforded = pair.trials.affordable_horizon(batch, wanted, warmup_steps_ + 1, trials);

@@ -2,11 +2,15 @@
 // the edge extension, over the rest of the pair's share. The first backend of a precision searches the list; with
 // lr_transfer the later ones check the scaling rules' rates from its result (lr_sweep over the same, square-root
 // and linear rates, from the square-root one). Leaves the best config: the batch stage's speed figures with the
-// rate found. Reads lr_tuner (and its options, through the space) and lr_transfer.
+// rate found. Where even the best rate has not learned after the horizon (trial/learned_share.h), the rates run
+// again at twice the steps, up to lr_max_train_steps while the pair's share of the budget fits them: a ranking
+// taken before the model learned is no answer. Reads lr_tuner (and its options, through the space), lr_transfer
+// and lr_max_train_steps.
 #include "engine/search_spaces.h"
 #include "engine/search_stage.h"
 #include "engine/stage_list.h"
 #include "tuners/batch_scaling.h"
+#include "trial/learned_share.h"
 #include "tuners/composite/rate_edge_extension.h"
 #include "util/check.h"
 #include "util/table_format.h"
@@ -16,7 +20,8 @@ namespace {
 
 class RateStage : public SearchStage {
  public:
-  explicit RateStage(const SearchSettings& s) : tuner_(s.lr_tuner), transfer_(s.lr_transfer) {}
+  explicit RateStage(const SearchSettings& s)
+      : tuner_(s.lr_tuner), transfer_(s.lr_transfer), max_steps_(s.lr_max_train_steps) {}
   std::string name() const override { return "learning-rate"; }
   StageScope scope() const override { return StageScope::pair; }
 
@@ -27,13 +32,14 @@ class RateStage : public SearchStage {
     const auto rate_tuner = make(search, batch, reference);
     pair.trials.next_stage(TrialPurpose::learning_rate, pair.end());
     DriveOutcome lr = pair.trials.drive(*rate_tuner, /*first_trial_free=*/true);
+    const std::string lengthened = lengthen_until_learned(search, pair, batch, reference, lr);
     BackendOutcome& outcome = pair.outcome;
-    outcome.lr_stop = pair.horizon_words + lr.stop_reason;
+    outcome.lr_stop = pair.horizon_words + lengthened + lr.stop_reason;
     if (reference && transfer_)
       outcome.lr_stop = strf("from %s's %.1e at batch %d by the scaling rules: ", reference->backend.c_str(),
                              reference->learning_rate, reference->batch_size) + outcome.lr_stop;
     else if (lr.best)
-      reference = RateReference{outcome.backend, batch, lr.best->first.learning_rate};
+      reference = RateReference{outcome.backend, batch, lr.best->first.learning_rate, outcome.lr_horizon_steps};
     BestConfig best = speed_config(search, pair, *pair.ramp->best);
     if (lr.best) {
       best.learning_rate = lr.best->first.learning_rate;
@@ -49,6 +55,41 @@ class RateStage : public SearchStage {
   }
 
  private:
+  // How far the drive's best rate learned (trial/learned_share.h); nothing without a best that ran.
+  static std::optional<double> best_learned(const ModelConfig& model, const DriveOutcome& lr) {
+    if (!lr.best || !lr.best->second.ok() || lr.best->second.losses.empty()) return std::nullopt;
+    const TrialResult& best = lr.best->second;
+    return learned_share(best.score_loss, untrained_loss(model, best.losses.front()));
+  }
+
+  // Doubles the horizon and drives the rates again while the best has learned under kLearnedShare, the doubled
+  // horizon is within lr_max_train_steps and as many trials as the last drive's are predicted to fit. Returns the
+  // words for the stop reason ("" when the first horizon ranked the rates).
+  std::string lengthen_until_learned(SearchRun& search, PairSearch& pair, int batch,
+                                     const std::optional<RateReference>& reference, DriveOutcome& lr) const {
+    const int first = pair.outcome.lr_horizon_steps;
+    int horizon = first;
+    std::optional<double> learned = best_learned(search.request.model, lr);
+    const auto unlearned = [&] { return learned && *learned < kLearnedShare; };
+    while (unlearned() && 2 * horizon <= max_steps_ &&
+           pair.trials.horizon_fits(batch, 2 * horizon, static_cast<int>(lr.trials.size()))) {
+      search.progress << pair.trials.label() << strf(" learning-rate: the best rate learned %.1f%% of the untrained "
+                         "loss in %d steps; the rates again at %d\n", 100 * *learned, horizon, 2 * horizon);
+      horizon *= 2;
+      pair.trials.set_horizon(horizon);
+      const auto rate_tuner = make(search, batch, reference);
+      lr = pair.trials.drive(*rate_tuner, /*first_trial_free=*/false);
+      learned = best_learned(search.request.model, lr);
+    }
+    pair.outcome.lr_horizon_steps = horizon;
+    std::string words = horizon > first ? strf("horizon lengthened from %d to %d steps: the best rate had not "
+                                               "learned; ", first, horizon) : "";
+    if (unlearned())
+      words += strf("rates not separated: the best learned %.1f%% of the untrained loss in %d steps (%s); ",
+                    100 * *learned, horizon, 2 * horizon > max_steps_ ? "lr_max_train_steps" : "budget");
+    return words;
+  }
+
   // The configured strategy over the list, or with a reference (and lr_transfer) the local check around it.
   std::unique_ptr<RateEdgeExtension> make(const SearchRun& search, int batch,
                                           const std::optional<RateReference>& reference) const {
@@ -65,6 +106,7 @@ class RateStage : public SearchStage {
 
   const std::string tuner_;
   const bool transfer_;
+  const int max_steps_;
 };
 
 }  // namespace

@@ -18,6 +18,7 @@ struct RateReference {
   std::string backend;
   int batch_size = 0;
   double learning_rate = 0;
+  int horizon_steps = 0;  // the horizon it was found at (lengthened where the first did not rank the rates)
 };
 
 // A backend x precision to search.

@@ -46,6 +46,7 @@ const std::vector<std::string> kSettingsKeys = {
     "budget", "min_batch_size", "max_batch_size", "gpu_max_batch_size", "tuner_options", "ramp_learning_rate",
     "learning_rates", "pretrained_learning_rates", "learning_rate_edge_factor", "learning_rate_bounds",
     "warmup_steps", "min_measure_steps", "max_measure_steps", "measure_time", "ci_halfwidth", "lr_train_steps",
+    "lr_max_train_steps",
     "lr_transfer", "seed_check", "confirm_rounds", "confirm_budget_share", "lr_schedule", "lr_warmup_share", "batch_tuner", "lr_tuner", "max_trials",
     "ramp_budget_share", "screen_batch_size", "screen_keep_share", "screen_budget_share", "trial_timeout",
     "memory_fraction", "objective", "target_loss", "target_samples", "target_batch", "target_learning_rate",
@@ -134,6 +135,11 @@ SearchSettings load_search_settings(const std::string& file) {
     throw std::invalid_argument(file + ": key 'ci_halfwidth': expected a share between 0 and 1, got " +
                                 std::to_string(s.ci_halfwidth));
   read_yaml_key(root, "lr_train_steps", s.lr_train_steps, file);
+  read_yaml_key(root, "lr_max_train_steps", s.lr_max_train_steps, file);
+  if (s.lr_max_train_steps != 0 && s.lr_max_train_steps < s.lr_train_steps)
+    throw std::invalid_argument(file + ": key 'lr_max_train_steps': expected 0 (never lengthen) or at least "
+                                "lr_train_steps (" + std::to_string(s.lr_train_steps) + "), got " +
+                                std::to_string(s.lr_max_train_steps));
   read_yaml_key(root, "lr_transfer", s.lr_transfer, file);
   read_yaml_key(root, "seed_check", s.seed_check, file);
   read_confirmation_keys(root, file, s);

@@ -27,6 +27,9 @@ struct SearchSettings {
   double measure_seconds = 30;
   double ci_halfwidth = 0.02;        // stop timing once the median's 95% CI is within +-2%
   int lr_train_steps = 12;
+  // A horizon after which even the best rate has not learned (trial/learned_share.h) is doubled, the rates run
+  // again, up to this many steps while the budget fits them. configs: 96 (8 x 12); 0: never lengthened.
+  int lr_max_train_steps = 0;
   // The schedule learning-rate trials train with, as a real job would (trial/lr_schedule.h): linear warm-up over
   // lr_warmup_share of the trial's steps, then constant or cosine decay. Two-stage only: time-to-loss trials
   // train at a constant rate (a shorter trial is the prefix of a longer one).

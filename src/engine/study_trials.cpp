@@ -95,14 +95,16 @@ void StudyTrials::learn_from(const Candidate& candidate, const TrialResult& resu
   predictor_.observe(spec, result);
 }
 
+bool StudyTrials::horizon_fits(int batch, int steps, int trials) {
+  const int saved = horizon_;
+  horizon_ = steps;
+  const double each = predictor_.predict(spec(Candidate{batch, 1e-3, 0}));
+  horizon_ = saved;
+  return search_.elapsed() + trials * each <= deadline_;
+}
+
 int StudyTrials::affordable_horizon(int batch, int wanted, int fewest, int trials) {
-  const auto fits = [&](int steps) {
-    const int saved = horizon_;
-    horizon_ = steps;
-    const double each = predictor_.predict(spec(Candidate{batch, 1e-3, 0}));
-    horizon_ = saved;
-    return search_.elapsed() + trials * each <= deadline_;
-  };
+  const auto fits = [&](int steps) { return horizon_fits(batch, steps, trials); };
   if (fits(wanted)) return wanted;
   if (!fits(fewest)) return wanted;
   int low = fewest, high = wanted;  // fits(low), !fits(high): a trial's predicted time grows with its steps

@@ -32,6 +32,8 @@ class StudyTrials : public TrialSource, public Budget {
   // The longest horizon of at most `wanted` steps (and at least `fewest`) at which `trials` learning-rate trials
   // at `batch` are predicted to fit the time left; `wanted` when even the fewest do not (the budget then cuts).
   int affordable_horizon(int batch, int wanted, int fewest, int trials);
+  // Whether `trials` learning-rate trials of `steps` steps at `batch` are predicted to fit the time left.
+  bool horizon_fits(int batch, int steps, int trials);
   // The spec a candidate runs as in this stage.
   TrialSpec spec(const Candidate& candidate) const;
 

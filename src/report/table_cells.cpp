@@ -130,8 +130,9 @@ const char* const kRatesNotSeparatedNote =
     "\"not separated yet: loss x% below untrained\" on a learning rate: after the steps its rates ran, the chosen "
     "rate's loss lies less than 10% below the untrained model's (a classifier's chance, ln of its labels; a "
     "language model's first-step loss), so the model has hardly learned and the rates' order says little about a "
-    "real job. The rate shown is the search's pick, not an answer: a longer horizon (`--job-steps`, "
-    "`lr_train_steps`) or a larger budget lets the rates separate.";
+    "real job. The rate shown is the search's pick, not an answer. The search doubles such a horizon and runs the "
+    "rates again (\"N steps, lengthened past M\"), up to `lr_max_train_steps` while the budget fits them; a larger "
+    "budget or `--job-steps` lets the rates separate.";
 const char* const kUncomparedRateNote =
     "\"(R scored x% lower, not compared)\" after a learning rate: the store holds a trial of rate R at this batch "
     "that scored x% below the chosen rate on the seeds both ran, but the search did not compare the two (e.g. R "
@@ -183,7 +184,9 @@ std::string learning_rate_cell(const BackendResult& r) {
   if (stop.lr_horizon_steps < stop.lr_horizon_wanted)
     notes.push_back(strf("budget: %d of %d steps", stop.lr_horizon_steps, stop.lr_horizon_wanted));
   else if (const LearningRatePoint* chosen = r.chosen_rate_point())  // the steps it was ranked after
-    notes.push_back(strf("%d steps", chosen->train_steps));
+    notes.push_back(stop.lr_horizon_steps > stop.lr_horizon_wanted && stop.lr_horizon_wanted > 0
+                        ? strf("%d steps, lengthened past %d", chosen->train_steps, stop.lr_horizon_wanted)
+                        : strf("%d steps", chosen->train_steps));
   if (!r.rates_separated()) {
     const double learned = r.learned_share().value_or(0);
     notes.push_back(strf("not separated yet: loss %.1f%% %s untrained", 100 * std::fabs(learned),

@@ -51,11 +51,16 @@ LearningRatePoint rate_point(double rate, const std::vector<const StoredTrial*>&
   return point;
 }
 
-std::vector<LearningRatePoint> lr_curve(const std::vector<StoredTrial>& trials, int batch_size) {
+// The rates at `batch_size`. A search that lengthened its horizon past the one it wanted (engine/rate_stage.cpp:
+// the first did not rank the rates) ranked them on the longer runs alone, so a rate's shorter trials do not count.
+std::vector<LearningRatePoint> lr_curve(const std::vector<StoredTrial>& trials, int batch_size,
+                                        const StopReasons& stop) {
+  const int fewest_steps = stop.lr_horizon_steps > stop.lr_horizon_wanted ? stop.lr_horizon_steps : 0;
   // Successive halving stores short and long trials of one rate; the second-seed check, one per seed.
   std::map<double, std::vector<const StoredTrial*>> by_rate;
   for (const auto& t : trials)
-    if (t.spec.purpose == TrialPurpose::learning_rate && t.spec.batch_size == batch_size)
+    if (t.spec.purpose == TrialPurpose::learning_rate && t.spec.batch_size == batch_size &&
+        t.spec.train_steps >= fewest_steps)
       by_rate[t.spec.learning_rate].push_back(&t);
   std::vector<LearningRatePoint> curve;
   for (const auto& [rate, runs] : by_rate) curve.push_back(rate_point(rate, runs));
@@ -93,7 +98,7 @@ std::string describe_data(const TrialSpec& spec) {
 // What a study's trials add to its backend's curves and to the row's counts, dates and set-up.
 void add_trials(const std::vector<StoredTrial>& trials, BackendResult& result, TableRow& row) {
   result.batch_curve = batch_curve(trials);
-  result.lr_curve = lr_curve(trials, result.best.batch_size);
+  result.lr_curve = lr_curve(trials, result.best.batch_size, result.best.stop);
   for (const auto& t : trials) {
     if (t.spec.repeat > 0 && t.spec.purpose == TrialPurpose::throughput)
       result.repeats_by_batch[t.spec.batch_size][t.spec.repeat] = t.result.ok() ? t.result.samples_per_second : 0.0;
@@ -113,15 +118,13 @@ void add_trials(const std::vector<StoredTrial>& trials, BackendResult& result, T
   row.search_budget_seconds = std::max(row.search_budget_seconds, result.best.search_budget_seconds);
 }
 
-// Chance for a classifier (ln of its labels: what predicting every label alike scores), else the chosen rate's
-// first-step loss; 0 when neither is known.
-double untrained_loss(const std::vector<StoredTrial>& trials, const BackendResult& result) {
-  for (const auto& t : trials)
-    if (t.spec.purpose == TrialPurpose::learning_rate && t.spec.model.task == "sequence_classification" &&
-        t.spec.model.num_labels > 1)
-      return std::log(static_cast<double>(t.spec.model.num_labels));
+// The chosen rate's untrained loss (trial/learned_share.h): chance for a classifier, else its first-step loss.
+double study_untrained_loss(const std::vector<StoredTrial>& trials, const BackendResult& result) {
   const LearningRatePoint* chosen = result.chosen_rate_point();
-  return chosen ? chosen->start_loss : 0;
+  const double first_step_loss = chosen ? chosen->start_loss : 0;
+  for (const auto& t : trials)
+    if (t.spec.purpose == TrialPurpose::learning_rate) return untrained_loss(t.spec.model, first_step_loss);
+  return 0;
 }
 
 BackendResult backend_result(const Database& db, const BestRow& row, TableRow& table_row) {
@@ -134,8 +137,8 @@ BackendResult backend_result(const Database& db, const BestRow& row, TableRow& t
     result.best = with_speed_of(row.best, *overruling);
   }
   add_trials(trials, result, table_row);
-  if (result.rate_batch_size > 0) result.lr_curve = lr_curve(trials, result.rate_batch_size);
-  result.untrained_loss = untrained_loss(trials, result);
+  if (result.rate_batch_size > 0) result.lr_curve = lr_curve(trials, result.rate_batch_size, result.best.stop);
+  result.untrained_loss = study_untrained_loss(trials, result);
   return result;
 }
 
@@ -421,10 +424,8 @@ bool BackendResult::rate_tie() const {
 
 std::optional<double> BackendResult::learned_share() const {
   const LearningRatePoint* chosen = chosen_rate_point();
-  if (!(untrained_loss > 0) || !screened_out.empty() || !chosen || chosen->status != TrialStatus::ok ||
-      !(chosen->score_loss > 0))
-    return std::nullopt;
-  return 1 - chosen->score_loss / untrained_loss;
+  if (!screened_out.empty() || !chosen || chosen->status != TrialStatus::ok) return std::nullopt;
+  return tune::learned_share(chosen->score_loss, untrained_loss);
 }
 
 bool BackendResult::rates_separated() const {

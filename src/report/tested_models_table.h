@@ -12,6 +12,7 @@
 #include "report/amortization.h"
 #include "stats/paired_ratio.h"
 #include "store/database.h"
+#include "trial/learned_share.h"  // kLearnedShare
 
 namespace tune {
 
@@ -49,11 +50,6 @@ struct LearningRatePoint {
   double start_loss = 0;  // their first step's loss (before any update: the untrained model's), mean over seeds
 };
 
-// A ranking of rates means something only once the model has learned: the chosen rate's loss must lie this share
-// below the untrained model's (a language model's first-step loss; a classifier's chance, ln of its labels).
-// Issue 33's pretrained classifier ranked rates whose losses all lay within 8% of chance; every full-size language
-// model row of the committed table lies 14-46% below its start.
-constexpr double kLearnedShare = 0.10;
 
 // One backend's result in a row: its best config (with why its searches stopped) and the curves behind it.
 struct BackendResult {
