@@ -286,6 +286,9 @@ TEST(TokenizerJsonParity, WordPieceAndByteLevelBpeMatchHuggingFace) {
   const fs::path bert = tokenizer_json_folder("bert-uncased", kShared / "tokenizers" / "bert-base-uncased" / "vocab.txt");
   const auto wordpiece = make_tokenizer(model_of("bert", 30522), bert.string());
   EXPECT_NE(wordpiece->describe().find("tokenizer.json"), std::string::npos) << wordpiece->describe();
+  // The whole vocabulary was written (transformers 5 built a 5-token one from vocab_file=, and every id matched
+  // as [UNK]): words get their own ids.
+  EXPECT_EQ(wordpiece->encode("hello world"), (std::vector<int64_t>{7592, 2088}));
   expect_parity("tokenizer.json wordpiece", *wordpiece, texts,
                 reference_ids("json " + quoted(bert / "tokenizer.json"), texts));
   const fs::path gpt2 = tokenizer_json_folder("gpt2", kShared / "tokenizers" / "gpt2");

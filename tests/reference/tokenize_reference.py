@@ -93,7 +93,8 @@ def from_sentencepiece(cls, model, file_name):
 def save_json(kind, source, out_folder):
     import transformers
     if kind == "bert-uncased":
-        tok = transformers.BertTokenizerFast(vocab_file=source, do_lower_case=True)
+        # vocab= (a path): transformers 5 ignores vocab_file= here and builds a 5-token vocabulary of specials
+        tok = transformers.BertTokenizerFast(vocab=source, do_lower_case=True)
     elif kind == "gpt2":
         tok = transformers.GPT2TokenizerFast.from_pretrained(source)
     elif kind == "roberta":
