@@ -9,6 +9,8 @@
 #include "data/classification_batcher.h"
 #include "data/training_data.h"
 #include "test_helpers.h"
+#include "trial/learned_share.h"
+#include "trial/trial_runner.h"
 
 using namespace tune;
 
@@ -98,4 +100,41 @@ TEST(ClassificationData, FallbackLabelsCorpusSentencesByPart) {
   EXPECT_EQ(data.examples[2].label, 1);
   EXPECT_EQ(data.examples[3].label, 1);
   EXPECT_NE(description.find("equal parts"), std::string::npos) << description;
+}
+
+// A classifier's learning-rate trial records the loss of predicting its labels' frequencies: the entropy of the
+// labels it trained on (a 3:1 CSV drawn with replacement: near 0.56, below chance ln 2), and that is the untrained
+// loss a rate must learn 10% below (trial/learned_share.h).
+TEST(ClassificationData, ATrialRecordsItsLabelPriorLoss) {
+  const auto dir = tune::testing::temp_dir("cls-prior");
+  TrialSpec s;
+  s.model = resolve_model("distilbert-sst2-tiny");
+  s.data.dataset_path = tune::testing::write_file(
+      dir / "d.csv", "text,label\ngood food,yes\ngreat taste,yes\nnice tea,yes\nstale bread,no\n");
+  s.seq_len = 16;
+  s.batch_size = 4;
+  s.learning_rate = 1e-3;
+  s.threads = 1;
+  s.purpose = TrialPurpose::learning_rate;
+  s.train_steps = 20;
+  s.measure.warmup_steps = 1;
+  const TrialResult r = run_trial_in_process(s);
+  ASSERT_TRUE(r.ok()) << r.error_message;
+  std::map<int64_t, double> counts;
+  double total = 0;
+  std::string description;
+  for (const Batch& b : trial_batches(s, &description))
+    for (int64_t label : std::vector<int64_t>(b.labels.data_ptr<int64_t>(), b.labels.data_ptr<int64_t>() + b.labels.numel())) {
+      counts[label] += 1;
+      total += 1;
+    }
+  double entropy = 0;
+  for (const auto& [label, n] : counts) entropy -= n / total * std::log(n / total);
+  EXPECT_NEAR(r.label_prior_loss, entropy, 1e-9);
+  EXPECT_GT(r.label_prior_loss, 0.3);
+  EXPECT_LT(r.label_prior_loss, std::log(2.0) - 0.02);
+  EXPECT_DOUBLE_EQ(untrained_loss(s.model, 9.0, r.label_prior_loss), r.label_prior_loss);
+  EXPECT_DOUBLE_EQ(untrained_loss(s.model, 9.0, 0), std::log(2.0));  // stored before it was recorded: chance
+  s.model = resolve_model("bert-tiny");
+  EXPECT_DOUBLE_EQ(untrained_loss(s.model, 9.0, 0), 9.0);  // a language model: its first step's loss
 }

@@ -121,6 +121,27 @@ TEST(HfFolderWeights, ABaseModelCheckpointLoadsWithItsHeadInitialised) {
   }
 }
 
+// A masked-LM folder (BertForMaskedLM saves its BertModel without the pooler) fine-tunes as a classifier, as
+// from_pretrained allows: the pooler and the classifier keep their initialisation and are reported; every other
+// tensor comes from the checkpoint (it threw "missing tensor 'bert.pooler.dense.weight'" before).
+TEST(HfFolderWeights, AMaskedLmCheckpointLoadsAsAClassifierWithItsPoolerInitialised) {
+  const fs::path dir = reference_folder(tiny_yaml("bert-tiny"), "");
+  ModelSourceOptions options;
+  options.task = "classification";
+  const ModelSource source = resolve_model_source(dir.string(), options);
+  ASSERT_EQ(source.config.hf_class, "BertForSequenceClassification");
+  auto classifier = build_model(source.config, 7);
+  const auto report = load_hf_weights(*classifier.module, dir.string(), classifier.ignored_checkpoint_suffixes, "bert");
+  std::vector<std::string> initialised = report.initialised;
+  std::sort(initialised.begin(), initialised.end());
+  EXPECT_EQ(initialised, (std::vector<std::string>{"bert.pooler.dense.bias", "bert.pooler.dense.weight",
+                                                   "classifier.bias", "classifier.weight"}));
+  const auto stored = read_checkpoint(dir.string());
+  const auto params = classifier.module->named_parameters();
+  EXPECT_TRUE(torch::equal(params["bert.embeddings.word_embeddings.weight"],
+                           stored.at("bert.embeddings.word_embeddings.weight")));
+}
+
 // The HF cache's layout: blobs named by hash, a snapshot of symlinks to them, refs/main naming the snapshot.
 TEST(HfFolderWeights, AModelInTheHfCacheLayoutLoadsByItsHubId) {
   const fs::path made = reference_folder(tiny_yaml("roberta-tiny"), "");

@@ -59,7 +59,7 @@ class RateStage : public SearchStage {
   static std::optional<double> best_learned(const ModelConfig& model, const DriveOutcome& lr) {
     if (!lr.best || !lr.best->second.ok() || lr.best->second.losses.empty()) return std::nullopt;
     const TrialResult& best = lr.best->second;
-    return learned_share(best.score_loss, untrained_loss(model, best.losses.front()));
+    return learned_share(best.score_loss, untrained_loss(model, best.losses.front(), best.label_prior_loss));
   }
 
   // Doubles the horizon and drives the rates again while the best has learned under kLearnedShare, the doubled

@@ -105,6 +105,14 @@ void warn_unused(const std::string& checkpoint, const std::vector<std::string>& 
                checkpoint.c_str(), unused.size(), shown.c_str(), unused.size() > 8 ? ", ..." : "");
 }
 
+// A parameter a checkpoint may lack, kept as initialised as from_pretrained does: a head's (outside the base
+// model), or the base model's pooler, which the masked-LM classes drop (BertForMaskedLM saves its BertModel
+// without one: add_pooling_layer=False) and a classifier's head reads.
+bool initialised_when_missing(const std::string& key, const std::string& base_prefix) {
+  if (base_prefix.empty()) return false;
+  return key.rfind(base_prefix + ".", 0) != 0 || key.rfind(base_prefix + ".pooler.", 0) == 0;
+}
+
 }  // namespace
 
 std::string hf_base_prefix(const std::string& family) {
@@ -131,8 +139,7 @@ WeightLoadReport load_hf_weights(torch::nn::Module& module, const std::string& c
   torch::NoGradGuard no_grad;
   for (auto& param : module.named_parameters()) {
     const auto it = find_tensor(tensors, param.key(), base_prefix);
-    const bool in_base = base_prefix.empty() || param.key().rfind(base_prefix + ".", 0) == 0;
-    if (it == tensors.end() && !in_base) {
+    if (it == tensors.end() && initialised_when_missing(param.key(), base_prefix)) {
       report.initialised.push_back(param.key());
       continue;
     }

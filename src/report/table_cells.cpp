@@ -128,8 +128,9 @@ const char* const kStoredPickNote =
     "N\"), and rerunning the search searches this size's rate (the batch stage now picks over every stored trial).";
 const char* const kRatesNotSeparatedNote =
     "\"not separated yet: loss x% below untrained\" on a learning rate: after the steps its rates ran, the chosen "
-    "rate's loss lies less than 10% below the untrained model's (a classifier's chance, ln of its labels; a "
-    "language model's first-step loss), so the model has hardly learned and the rates' order says little about a "
+    "rate's loss lies less than 10% below the untrained model's (a classifier's: predicting its labels' "
+    "frequencies, or chance, ln of its labels, in trials stored before tune recorded those; a language model's "
+    "first-step loss), so the model has hardly learned and the rates' order says little about a "
     "real job. The rate shown is the search's pick, not an answer. The search doubles such a horizon and runs the "
     "rates again (\"N steps, lengthened past M\"), up to `lr_max_train_steps` while the budget fits them; a larger "
     "budget or `--job-steps` lets the rates separate.";

@@ -36,16 +36,18 @@ LearningRatePoint rate_point(double rate, const std::vector<const StoredTrial*>&
   for (const StoredTrial* t : trials)
     if (t->spec.train_steps == steps) latest = t;
   LearningRatePoint point{rate, TrialStatus::ok, 0, 0, {}, steps};
-  std::map<uint64_t, double> start_losses;
+  std::map<uint64_t, double> start_losses, prior_losses;
   for (const StoredTrial* t : trials) {
     if (t->spec.train_steps != steps || t->spec.lr_schedule != latest->spec.lr_schedule ||
         t->spec.lr_warmup_steps != latest->spec.lr_warmup_steps)
       continue;
     point.seed_scores[t->spec.seed] = t->result.score_loss;
     if (!t->result.losses.empty()) start_losses[t->spec.seed] = t->result.losses.front();
+    prior_losses[t->spec.seed] = t->result.label_prior_loss;
     if (!t->result.ok()) point.status = t->result.status;
   }
   for (const auto& [seed, loss] : start_losses) point.start_loss += loss / start_losses.size();
+  for (const auto& [seed, loss] : prior_losses) point.label_prior_loss += loss / prior_losses.size();
   for (const auto& [seed, score] : point.seed_scores) point.score_loss += score / point.seed_scores.size();
   point.seeds = static_cast<int>(point.seed_scores.size());
   return point;
@@ -118,12 +120,13 @@ void add_trials(const std::vector<StoredTrial>& trials, BackendResult& result, T
   row.search_budget_seconds = std::max(row.search_budget_seconds, result.best.search_budget_seconds);
 }
 
-// The chosen rate's untrained loss (trial/learned_share.h): chance for a classifier, else its first-step loss.
+// The chosen rate's untrained loss (trial/learned_share.h): a classifier's label-prior loss (chance in trials
+// stored before they recorded it), else its first-step loss.
 double study_untrained_loss(const std::vector<StoredTrial>& trials, const BackendResult& result) {
   const LearningRatePoint* chosen = result.chosen_rate_point();
-  const double first_step_loss = chosen ? chosen->start_loss : 0;
   for (const auto& t : trials)
-    if (t.spec.purpose == TrialPurpose::learning_rate) return untrained_loss(t.spec.model, first_step_loss);
+    if (t.spec.purpose == TrialPurpose::learning_rate)
+      return untrained_loss(t.spec.model, chosen ? chosen->start_loss : 0, chosen ? chosen->label_prior_loss : 0);
   return 0;
 }
 

@@ -48,6 +48,7 @@ struct LearningRatePoint {
   std::map<uint64_t, double> seed_scores;  // each seed's score: rates compare on the seeds both ran
   int train_steps = 0;    // the length of the trials that speak for it: the horizon it was ranked at
   double start_loss = 0;  // their first step's loss (before any update: the untrained model's), mean over seeds
+  double label_prior_loss = 0;  // a classifier's: predicting the labels' frequencies (trial_result.h), mean over seeds
 };
 
 

@@ -4,9 +4,9 @@
 
 namespace tune {
 
-double untrained_loss(const ModelConfig& model, double first_step_loss) {
+double untrained_loss(const ModelConfig& model, double first_step_loss, double label_prior_loss) {
   if (model.task == "sequence_classification" && model.num_labels > 1)
-    return std::log(static_cast<double>(model.num_labels));
+    return label_prior_loss > 0 ? label_prior_loss : std::log(static_cast<double>(model.num_labels));
   return first_step_loss > 0 ? first_step_loss : 0;
 }
 

@@ -53,6 +53,9 @@ struct TrialResult {
   int64_t peak_memory_bytes = 0;      // resident high-water mark of the trial process (CPU)
   std::vector<double> losses;         // loss at every optimizer step, in order
   double score_loss = 0;              // learning-rate trials: mean loss of the last steps
+  // Classification: the loss of predicting the trained-on labels' frequencies (their entropy), what a model
+  // that learned nothing from the text scores; 0 for other tasks (trial/learned_share.h).
+  double label_prior_loss = 0;
   int64_t parameter_count = 0;
   double flops_per_step = 0;          // training matmul FLOPs (models/model_flops.h), for MFU
   std::vector<std::string> warnings;  // libtorch warnings during the trial (graph breaks, syncs), with counts
@@ -68,7 +71,7 @@ struct TrialResult {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialResult, status, error_stage, error_message, compile_seconds,
     first_step_seconds, later_warmup_seconds, first_steps_seconds, compile_overhead_seconds, step_time_median,
     step_time_ci_low, step_time_ci_high, step_time_cv, steady_state_stop, step_times, samples_per_second,
-    tokens_per_second, peak_memory_bytes, losses, score_loss, parameter_count, flops_per_step, warnings,
+    tokens_per_second, peak_memory_bytes, losses, score_loss, label_prior_loss, parameter_count, flops_per_step, warnings,
     compile_info, wall_seconds, compile_parts, paired)
 
 // A failed result with its stage and message.

@@ -80,12 +80,23 @@ bool prepare_trial_step(const TrialSpec& spec, TrainStep& step, const Batch& exa
 
 namespace {
 
+// A classifier's batches: the entropy of their labels' frequencies (trial_result.h); 0 for other tasks.
+double label_prior_loss(const TrialSpec& spec, const std::vector<Batch>& batches) {
+  if (spec.model.task != "sequence_classification" || spec.model.num_labels < 2) return 0;
+  std::vector<torch::Tensor> labels;
+  for (const Batch& b : batches) labels.push_back(b.labels.cpu());
+  const torch::Tensor counts = torch::bincount(torch::cat(labels), {}, spec.model.num_labels).to(torch::kDouble);
+  const torch::Tensor p = counts / counts.sum();
+  return -torch::where(p > 0, p * p.log(), torch::zeros_like(p)).sum().item<double>();
+}
+
 TrialResult run_trial_body(const TrialSpec& spec) {
   TrialResult r;
   WarningCapture warnings;
   auto step = build_trial_step(spec, r);
   const std::vector<Batch> pool = trial_batch_pool(spec);
   r.flops_per_step = trial_flops_per_step(spec, pool.front());
+  r.label_prior_loss = label_prior_loss(spec, pool);
   if (!prepare_trial_step(spec, *step, pool.front(), r)) return r;
   StepLoop loop(spec, *step, pool, r);
   const bool finished = run_measured_steps(spec, loop, r);
@@ -157,6 +168,7 @@ TrialResult run_worker_trial_body(const TrialSpec& spec, const std::string& work
   }
   TrialResult r = run_python_worker_trial(spec, copy.path.string(), work_dir);
   r.flops_per_step = trial_flops_per_step(spec, batches.front());
+  r.label_prior_loss = label_prior_loss(spec, batches);
   if (r.ok()) log_compiled_step(spec.step.backend, r.compile_seconds, r.compile_info);  // compiled inside its steps
   return r;
 }
