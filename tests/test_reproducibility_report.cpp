@@ -74,3 +74,23 @@ TEST(Reproducibility, DecisionsAgreeTieOrDiffer) {
   EXPECT_NE(md.str().find(" decisions agree ("), std::string::npos) << md.str();
   EXPECT_NE(md.str().find("- bert-tiny fp32 seq 32, batch native: 32 / 16"), std::string::npos) << md.str();
 }
+
+// A batch size within one sitting's noise (its table's batch_sizes_within_noise, from the confirmation's rounds)
+// covers the other sitting's size of the same backend: a tie; another backend's, or a size outside it, differs.
+TEST(Reproducibility, ABatchWithinOneSittingsNoiseIsATie) {
+  Json eager = backend("eager", 32, 3e-3), jit = backend("jit", 64, 3e-3);
+  eager["batch_sizes_within_noise"] = {16, 32, 64};
+  jit["batch_sizes_within_noise"] = {64};
+  const Json first = {{"rows", {row("bert-tiny", eager, jit, paired("no difference", 1.0, 0.9, 1.1),
+                                    {{"eager", eager}, {"jit", jit}})}}};
+  const Json eager2 = backend("eager", 16, 3e-3), inductor2 = backend("inductor", 64, 3e-3);
+  const Json second = {{"rows", {row("bert-tiny", eager2, inductor2, paired("no difference", 1.0, 0.9, 1.1),
+                                     {{"eager", eager2}, {"inductor", inductor2}})}}};
+  const ReproducibilityComparison c = compare_sittings(first, second);
+  EXPECT_EQ(find(c, "bert-tiny fp32 seq 32", "batch native").agreement, Agreement::tie);
+  EXPECT_EQ(find(c, "bert-tiny fp32 seq 32", "batch compiled").agreement, Agreement::differs);  // jit 64 / inductor 64
+  Json narrow = first;
+  narrow["rows"][0]["native"]["batch_sizes_within_noise"] = {32, 64};
+  EXPECT_EQ(find(compare_sittings(narrow, second), "bert-tiny fp32 seq 32", "batch native").agreement,
+            Agreement::differs);
+}

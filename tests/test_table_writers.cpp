@@ -592,3 +592,31 @@ TEST(TestedModelsTable, RatesTheModelHasNotLearnedFromAreNotAnAnswer) {
   const auto notes = table_notes(table);
   EXPECT_NE(std::find(notes.begin(), notes.end(), std::string(kRatesNotSeparatedNote)), notes.end());
 }
+
+// The confirmation's rounds of the best config moved 5.1% (100 and 95 samples/s); batch 32's one trial (104) is the
+// fastest and 16 (100) lies within 5.1% of it, 8 (90) and 64 (80) do not: the cell says 16 and 32 are as fast
+// within the noise, and the note explains it. One round gives no spread, and no such claim.
+TEST(TestedModelsTable, BatchSizesWithinTheRoundsSpreadAreSaidToTie) {
+  BackendResult eager;
+  eager.backend = "eager";
+  eager.best.batch_size = 16;
+  eager.best.samples_per_second = 100;
+  eager.best.stop.batch_limit = BatchLimit::throughput;
+  for (const auto& [batch, speed] : std::vector<std::pair<int, double>>{{8, 90}, {16, 100}, {32, 104}, {64, 80}})
+    eager.batch_curve.push_back(BatchPoint{batch, TrialStatus::ok, speed, 0, 0});
+  eager.repeats = {{1, 100}, {2, 95}};
+  ASSERT_TRUE(eager.batch_noise_share().has_value());
+  EXPECT_NEAR(*eager.batch_noise_share(), 5 / 97.5, 1e-12);
+  EXPECT_EQ(eager.batches_within_noise(), (std::vector<int>{16, 32}));
+  EXPECT_EQ(batch_size_cell(eager, ""), "16 (16, 32 within the noise: rounds 5.1% apart)");
+  TestedModelsTable table;
+  table.rows.emplace_back();
+  table.rows[0].backends.push_back(eager);
+  const auto notes = table_notes(table);
+  EXPECT_NE(std::find(notes.begin(), notes.end(), std::string(kBatchWithinNoiseNote)), notes.end());
+
+  eager.repeats = {{1, 100}, {2, 0}};  // the second round failed
+  EXPECT_FALSE(eager.batch_noise_share().has_value());
+  EXPECT_TRUE(eager.batches_within_noise().empty());
+  EXPECT_EQ(batch_size_cell(eager, ""), "16");
+}

@@ -82,10 +82,24 @@ std::string batch_text(const Json& backend, bool with_name) {
   return (with_name ? backend.value("backend", "?") + " " : "") + std::to_string(backend.value("batch_size", 0));
 }
 
+// A sitting's sizes within its noise (the table's batch_sizes_within_noise) hold the other's size, same backend.
+bool batch_covers(const Json& tie, const Json& other) {
+  if (!tie.contains("batch_sizes_within_noise") || !other.contains("batch_size") ||
+      tie.value("backend", "") != other.value("backend", ""))
+    return false;
+  const int size = other.value("batch_size", 0);
+  for (const auto& within : tie.at("batch_sizes_within_noise"))
+    if (within.get<int>() == size) return true;
+  return false;
+}
+
 Decision batch_decision(const std::string& name, const Json& a, const Json& b, const char* which) {
   const bool compiled = std::string(which) == "compiled";
-  Decision d{name, std::string("batch ") + which, batch_text(side(a, which), compiled), batch_text(side(b, which), compiled)};
-  d.agreement = d.first == d.second ? Agreement::same : Agreement::differs;
+  const Json &x = side(a, which), &y = side(b, which);
+  Decision d{name, std::string("batch ") + which, batch_text(x, compiled), batch_text(y, compiled)};
+  d.agreement = d.first == d.second                           ? Agreement::same
+                : batch_covers(x, y) || batch_covers(y, x)     ? Agreement::tie
+                                                              : Agreement::differs;
   return d;
 }
 

@@ -2,7 +2,8 @@
 // searches run in two sittings at least an hour apart into fresh stores, and each row's decisions compared. A
 // decision agrees when both sittings took it alike, or when one sitting shows a tie that covers the other's value
 // (a paired verdict of no difference whose interval holds the other's speed-up; a rate tie naming the other's
-// rate). Ties are counted apart: a table where everything ties agrees trivially and answers nothing.
+// rate; a batch size within the noise of the other sitting's, by its confirmation rounds). Ties are counted
+// apart: a table where everything ties agrees trivially and answers nothing.
 #pragma once
 #include <string>
 #include <vector>

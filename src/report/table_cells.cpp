@@ -7,6 +7,7 @@
 
 #include "instance/instance.h"
 #include "util/duration.h"
+#include "util/join.h"
 #include "util/table_format.h"
 
 namespace tune {
@@ -126,6 +127,12 @@ const char* const kStoredPickNote =
     "study holds at this size (the screen's, which the budget-cut batch ramp never reached) was faster, so the row "
     "picks over every stored trial by the same rule; the rate was searched at the smaller size (\"searched at batch "
     "N\"), and rerunning the search searches this size's rate (the batch stage now picks over every stored trial).";
+const char* const kBatchWithinNoiseNote =
+    "\"A, B, C within the noise: rounds x% apart\" after a batch size: the confirmation ran this backend's best "
+    "config in rounds, each trial a new process, and its samples/s moved by x% between them (highest less lowest, "
+    "of their mean). The sizes listed ran, one trial each, within that share of the fastest size: a difference "
+    "smaller than one config's own trial-to-trial spread is no finding, so any of them is as good an answer, and "
+    "the size shown is the batch rule's pick among them.";
 const char* const kRatesNotSeparatedNote =
     "\"not separated yet: loss x% below untrained\" on a learning rate: after the steps its rates ran, the chosen "
     "rate's loss lies less than 10% below the untrained model's (a classifier's: predicting its labels' "
@@ -218,6 +225,13 @@ bool any_rates_not_separated(const TestedModelsTable& table) {
   return false;
 }
 
+bool any_batch_within_noise(const TestedModelsTable& table) {
+  for (const auto& row : table.rows)
+    for (const auto& b : row.backends)
+      if (b.batches_within_noise().size() > 1) return true;
+  return false;
+}
+
 bool any_stored_pick(const TestedModelsTable& table) {
   for (const auto& row : table.rows)
     for (const auto& b : row.backends)
@@ -266,6 +280,12 @@ std::string batch_size_cell(const BackendResult& r, const std::string& backend) 
   const std::string limit = r.screened_out.empty() ? batch_limit_note(r) : "screened out";
   if (!limit.empty()) notes += (notes.empty() ? "" : "; ") + limit;
   if (r.rate_batch_size > 0) notes += (notes.empty() ? "" : "; ") + std::string("stored trial");
+  const std::vector<int> within = r.batches_within_noise();
+  std::vector<std::string> sizes;
+  for (int size : within) sizes.push_back(std::to_string(size));
+  if (within.size() > 1)
+    notes += (notes.empty() ? "" : "; ") + join(sizes) +
+             strf(" within the noise: rounds %.1f%% apart", 100 * r.batch_noise_share().value_or(0));
   return std::to_string(r.best.batch_size) + (r.best.batch_capped_by_range() ? "*" : "") +
          (notes.empty() ? "" : " (" + notes + ")");
 }
@@ -297,6 +317,7 @@ std::vector<std::string> table_notes(const TestedModelsTable& table) {
   if (any_uncompared_better_rate(table)) notes.push_back(kUncomparedRateNote);
   if (any_stored_pick(table)) notes.push_back(kStoredPickNote);
   if (any_rates_not_separated(table)) notes.push_back(kRatesNotSeparatedNote);
+  if (any_batch_within_noise(table)) notes.push_back(kBatchWithinNoiseNote);
   if (any_batch_limit(table, BatchLimit::trials)) notes.push_back(kTrialCapNote);
   if (!screen_notes(table).empty()) notes.push_back(kScreenNote);
   if (any_batch_limit(table, BatchLimit::range)) notes.push_back(kRangeCapFootnote);

@@ -52,6 +52,8 @@ std::string learning_rate_cell(const BackendResult& result);
 bool any_rate_edge(const TestedModelsTable& table);
 // Whether any backend's rates ran without the model learning enough to rank them (BackendResult::rates_separated).
 bool any_rates_not_separated(const TestedModelsTable& table);
+// Whether any backend's batch has other sizes within its trial-to-trial noise (BackendResult::batches_within_noise).
+bool any_batch_within_noise(const TestedModelsTable& table);
 // Whether a row picked a stored trial's batch over the search's stored best (BackendResult::rate_batch_size).
 bool any_stored_pick(const TestedModelsTable& table);
 // Whether a runner-up scored below its chosen rate (a stored rate the search did not compare), for its note.
@@ -66,6 +68,7 @@ extern const char* const kRunnerUpNote;
 extern const char* const kUncomparedRateNote;
 extern const char* const kStoredPickNote;
 extern const char* const kRatesNotSeparatedNote;
+extern const char* const kBatchWithinNoiseNote;
 extern const char* const kBatchLimitNote;
 extern const char* const kTrialCapNote;
 

@@ -51,6 +51,8 @@ nlohmann::json backend_json(const TableRow& row, const BackendResult& r) {
           {"learning_rate_learned_share", r.learned_share() ? nlohmann::json(*r.learned_share()) : nullptr},
           {"learning_rates_separated", r.rates_separated()},
           {"learning_rate_tie_with", r.rate_tie() ? nlohmann::json(r.runner_up()->learning_rate) : nullptr},
+          {"batch_noise_share", r.batch_noise_share() ? nlohmann::json(*r.batch_noise_share()) : nullptr},
+          {"batch_sizes_within_noise", r.batches_within_noise()},
           {"samples_per_second", b.samples_per_second},
           {"step_time_seconds", b.step_time}, {"step_time_ci95", {b.step_time_ci_low, b.step_time_ci_high}},
           {"compile_overhead_seconds", b.compile_overhead_seconds}, {"peak_memory_bytes", b.peak_memory_bytes},

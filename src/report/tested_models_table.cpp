@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <tuple>
 
 #include "engine/stored_pick.h"
@@ -434,6 +435,28 @@ std::optional<double> BackendResult::learned_share() const {
 bool BackendResult::rates_separated() const {
   const auto learned = learned_share();
   return !learned || *learned >= kLearnedShare;
+}
+
+std::optional<double> BackendResult::batch_noise_share() const {
+  std::vector<double> ran;
+  for (const auto& [round, samples_per_second] : repeats)
+    if (samples_per_second > 0) ran.push_back(samples_per_second);
+  if (ran.size() < 2) return std::nullopt;
+  const auto [low, high] = std::minmax_element(ran.begin(), ran.end());
+  return (*high - *low) / mean(ran);
+}
+
+std::vector<int> BackendResult::batches_within_noise() const {
+  const auto share = batch_noise_share();
+  if (!share || !screened_out.empty()) return {};
+  double fastest = best.samples_per_second;
+  for (const auto& point : batch_curve)
+    if (point.status == TrialStatus::ok) fastest = std::max(fastest, point.samples_per_second);
+  std::set<int> within{best.batch_size};
+  for (const auto& point : batch_curve)
+    if (point.status == TrialStatus::ok && point.samples_per_second >= fastest * (1 - *share))
+      within.insert(point.batch_size);
+  return {within.begin(), within.end()};
 }
 
 double BackendResult::runner_up_margin() const {

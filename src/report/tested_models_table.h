@@ -29,7 +29,8 @@ namespace tune {
 // best), `learning_rate_learned_share` and `learning_rates_separated` (whether the model learned enough to rank rates),
 // `learning_rate_tie_with` (the runner-up a tie within the seed spread shows beside the rate); the row's
 // `paired_same_batch` (the confirmation's rounds at the compiled backend's batch)
-constexpr int kTableJsonSchemaVersion = 9;
+// 10: backends' `batch_noise_share` and `batch_sizes_within_noise` (BackendResult::batches_within_noise)
+constexpr int kTableJsonSchemaVersion = 10;
 constexpr double kSittingGap = 3600;  // seconds between two trials of a row that start a new sitting
 
 struct BatchPoint {
@@ -94,6 +95,14 @@ struct BackendResult {
   // Whether the runner-up lies within that spread of the chosen rate: the search cannot tell them apart, so the
   // table shows both.
   bool rate_tie() const;
+  // How far one config's throughput moves from one trial process to the next, measured on this row: the
+  // confirmation's rounds at the best batch (each a new process), highest less lowest as a share of their mean;
+  // nothing without two rounds that ran.
+  std::optional<double> batch_noise_share() const;
+  // The sizes whose one throughput trial lies within that share of the fastest size's: a difference smaller than
+  // one config's own trial-to-trial spread is no finding, so any of them answers the batch question (the pick among
+  // them is batch_pick.h's). Sorted; empty without a noise share.
+  std::vector<int> batches_within_noise() const;
 };
 
 // Where the peak a row's MFU is taken against comes from.
