@@ -1339,7 +1339,8 @@ TEST_F(EngineFixture, AHorizonThatDoesNotRankTheRatesIsLengthened) {
   EXPECT_NE(capped.backends[0].lr_stop.find("rates not separated: the best learned 2.0% of the untrained loss in 24 "
                                             "steps (lr_max_train_steps)"), std::string::npos)
       << capped.backends[0].lr_stop;
-  const BackendResult& unranked = *gather_tested_models(capped_db, "capped.db").rows[0].native_result();
+  const TestedModelsTable capped_table = gather_tested_models(capped_db, "capped.db");
+  const BackendResult& unranked = *capped_table.rows[0].native_result();
   EXPECT_FALSE(unranked.rates_separated());
   EXPECT_NE(learning_rate_cell(unranked).find("not separated yet"), std::string::npos) << learning_rate_cell(unranked);
 }
