@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -240,6 +241,27 @@ TEST(Cli, ACorpusReplacedAtTheSamePathIsMeasuredAgain) {
   EXPECT_NE(replaced.output.find("stored trial measured on other files at the same paths"), std::string::npos)
       << replaced.output;
   EXPECT_EQ(trial_counts(replaced.output).at(0).second, 0) << "a trial of the old corpus was reused";
+}
+
+// The default corpus written anew with the same text (scripts/setup on a new machine or in a new clone: a new
+// modification time) is the same input: the stored trials are reused, none runs again. (Before, the identity went
+// by modification time, and every committed trial ran again after setup rewrote corpus/.)
+TEST(Cli, TheDefaultCorpusRewrittenAlikeReusesTheStoredTrials) {
+  const auto dir = temp_dir("cli");
+  std::string text;
+  for (int i = 0; i < 400; ++i) text += "the quick brown fox jumps over the lazy dog number " + std::to_string(i) + ".\n";
+  const std::string corpus = write_file(dir / "corpus" / "kjv.txt", text);
+  const std::string env = "TUNE_CORPUS=" + (dir / "corpus").string() + " ";
+  const std::string args = "--model bert-tiny --backends eager --precisions fp32 --budget 10m --db " + (dir / "t.db").string();
+  const CliRun first = tune::testing::run_command(env + TUNE_EXECUTABLE + " " + args + " 2>&1");
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  std::filesystem::remove(corpus);
+  write_file(corpus, text);
+  std::filesystem::last_write_time(corpus, std::filesystem::last_write_time(corpus) + std::chrono::hours(30));
+  const CliRun again = tune::testing::run_command(env + TUNE_EXECUTABLE + " " + args + " 2>&1");
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(again.output.find("runs again"), std::string::npos) << again.output;
+  EXPECT_EQ(trial_counts(again.output).at(0).first, 0) << "no trial ran again: " << again.output;
 }
 
 // A registered strategy drives the real search end to end: ASHA on the learning rate of bert-tiny.

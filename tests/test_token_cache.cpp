@@ -10,6 +10,8 @@
 #include "data/token_cache.h"
 #include "common/model_config.h"
 #include "test_helpers.h"
+#include "util/file_identity.h"
+#include "util/hash.h"
 
 using namespace tune;
 using tune::testing::error_of;
@@ -105,4 +107,30 @@ TEST(TokenCache, NoCacheFolderMeansPlainEncoding) {
   bool hit = true;
   EXPECT_EQ(cached_encode(tokenizer, "", sample_corpus(), "", &hit), encoded_sample(tokenizer));
   EXPECT_FALSE(hit);
+}
+
+// The store's input identity is by content: the same files copied to another folder (a clone, another machine)
+// and rewritten later (scripts/setup writes the corpus anew) hash alike, where the metadata identity differs; one
+// byte changed, a renamed file or a file added to a folder hashes otherwise.
+TEST(FileIdentity, ContentIdentitySurvivesACopyAndARewriteButNotAnEdit) {
+  namespace fs = std::filesystem;
+  const fs::path a = tune::testing::temp_dir("identity-a"), b = tune::testing::temp_dir("identity-b");
+  tune::testing::write_file(a / "corpus.txt", "in the beginning\n");
+  tune::testing::write_file(a / "vocab.txt", "[PAD]\n[UNK]\n");
+  fs::copy(a, b, fs::copy_options::recursive | fs::copy_options::overwrite_existing);
+  fs::last_write_time(b / "corpus.txt", fs::last_write_time(a / "corpus.txt") + std::chrono::hours(30));
+  const auto content = [](const fs::path& p) { return tune::hash_path_content(tune::kStableHashSeed, p.string()); };
+  const auto metadata = [](const fs::path& p) { return tune::hash_path_identity(tune::kStableHashSeed, p.string()); };
+  EXPECT_EQ(content(a), content(b));
+  EXPECT_EQ(content(a / "corpus.txt"), content(b / "corpus.txt"));
+  EXPECT_NE(metadata(a), metadata(b));
+  tune::testing::write_file(b / "corpus.txt", "in the beginninG\n");
+  EXPECT_NE(content(a), content(b));
+  tune::testing::write_file(b / "corpus.txt", "in the beginning\n");
+  EXPECT_EQ(content(a), content(b));
+  fs::rename(b / "vocab.txt", b / "vocab2.txt");
+  EXPECT_NE(content(a), content(b));
+  fs::rename(b / "vocab2.txt", b / "vocab.txt");
+  tune::testing::write_file(b / "extra.json", "{}");
+  EXPECT_NE(content(a), content(b));
 }

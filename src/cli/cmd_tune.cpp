@@ -105,14 +105,25 @@ void check_seq_len(const po::variables_map& vm, const ModelConfig& model, int se
                                      model.max_sequence_length()));
 }
 
-// What the trials read from files, by identity (util/file_identity.h): a file replaced at the same path is a
-// different input, and the trials stored on the old one are run again rather than reused.
-std::string inputs_identity(const SearchRequest& r) {
+// The files the trials read (weights, corpus, tokenizer, dataset), hashed by `hash` (util/file_identity.h).
+std::string hash_inputs(const SearchRequest& r, uint64_t (*hash)(uint64_t, const std::string&)) {
   uint64_t h = kStableHashSeed;
   const std::string corpus = r.data.corpus_path.empty() ? default_corpus_path() : r.data.corpus_path;
   for (const std::string& path : {r.weights_dir, corpus, r.data.tokenizer_dir, r.data.dataset_path})
-    h = corpus == "synthetic" && path == corpus ? stable_hash_update(h, path) : hash_path_identity(h, path);
+    h = corpus == "synthetic" && path == corpus ? stable_hash_update(h, path) : hash(h, path);
   return stable_hash_hex(h);
+}
+
+// What the trials read, by content: a file replaced with other content is a different input, and the trials
+// stored on the old one run again; the same files at another path, in a clone or rewritten alike (scripts/setup
+// writes the corpus anew on a new machine) are the same input, and a store's trials carry over.
+std::string inputs_identity(const SearchRequest& r) { return "content:" + hash_inputs(r, hash_path_content); }
+
+// Checked before each trial: the files' metadata (cheap), and their content again only when that changed.
+std::function<std::string()> inputs_identity_now(const SearchRequest& r) {
+  return [r] {
+    return hash_inputs(r, hash_path_identity) == r.inputs_metadata_identity ? r.inputs_identity : inputs_identity(r);
+  };
 }
 
 SearchRequest request_from(const po::variables_map& vm) {
@@ -137,7 +148,8 @@ SearchRequest request_from(const po::variables_map& vm) {
   request.data = training.data;
   request.weights_dir = training.weights;
   request.inputs_identity = inputs_identity(request);
-  request.inputs_identity_now = [request] { return inputs_identity(request); };
+  request.inputs_metadata_identity = hash_inputs(request, hash_path_identity);
+  request.inputs_identity_now = inputs_identity_now(request);
   request.job = job_length(vm);
   request.runs_dir = runs_dir_for_database(vm["db"].as<std::string>());
   return request;

@@ -33,7 +33,10 @@ struct SearchRequest {
   uint64_t seed = 0;
   DataSettings data;          // corpus, tokenizer, classification dataset (defaults when empty)
   std::string weights_dir;    // empty: random init
-  std::string inputs_identity;  // of the weights and data files (TrialSpec::inputs_identity)
+  std::string inputs_identity;  // of the weights and data files, by content (TrialSpec::inputs_identity)
+  // The same files by path, size and modification time: what trials stored before identities went by content
+  // (no "content:" prefix) were keyed by, so such a trial is reused while its files are untouched.
+  std::string inputs_metadata_identity;
   // Their identity now, checked before each new trial: a file replaced or deleted mid-search stops the search
   // (a runtime error naming the files) rather than mixing trials of two inputs. Unset: not checked.
   std::function<std::string()> inputs_identity_now;

@@ -40,7 +40,9 @@ std::optional<TrialResult> StudyTrials::stored(const Candidate& candidate) {
   // A trial stopped at a shorter limit (the screen's share of a smaller budget) does not answer a longer one.
   if (!found || (found->result.status == TrialStatus::timeout && found->spec.timeout_seconds < spec.timeout_seconds))
     return std::nullopt;
-  if (!found->spec.inputs_identity.empty() && found->spec.inputs_identity != spec.inputs_identity) {
+  const std::string& measured_on = found->spec.inputs_identity;
+  if (!measured_on.empty() && measured_on != spec.inputs_identity &&
+      measured_on != search_.request.inputs_metadata_identity) {
     search_.progress << head(spec) << ": stored trial measured on other files at the same paths (weights, corpus, "
                      << "tokenizer or dataset replaced since): runs again\n";
     return std::nullopt;

@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <string_view>
 #include <vector>
 
 #include "util/hash.h"
@@ -20,16 +22,34 @@ uint64_t hash_file_identity(uint64_t h, const std::string& file) {
                                    '\0');
 }
 
-uint64_t hash_path_identity(uint64_t h, const std::string& path) {
+namespace {
+
+uint64_t hash_file_content(uint64_t h, const std::string& file) {
+  h = stable_hash_update(h, fs::path(file).filename().string() + '\0' + std::to_string(fs::file_size(file)) + '\0');
+  std::ifstream in(file, std::ios::binary);
+  std::string chunk(1 << 20, '\0');
+  while (in.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || in.gcount() > 0)
+    h = stable_hash_update(h, std::string_view(chunk.data(), static_cast<size_t>(in.gcount())));
+  return h;
+}
+
+// Continues h over `path` with `hash_file`: a file, each regular file of a folder by name, or a missing path's name.
+uint64_t hash_path_with(uint64_t h, const std::string& path, uint64_t (*hash_file)(uint64_t, const std::string&)) {
   std::error_code error;
   if (path.empty() || !fs::exists(path, error)) return stable_hash_update(h, path + '\0');
-  if (fs::is_regular_file(path)) return hash_file_identity(h, path);
+  if (fs::is_regular_file(path)) return hash_file(h, path);
   std::vector<std::string> files;
   for (const auto& entry : fs::directory_iterator(path))
     if (entry.is_regular_file()) files.push_back(entry.path().string());
   std::sort(files.begin(), files.end());
-  for (const auto& file : files) h = hash_file_identity(h, file);
+  for (const auto& file : files) h = hash_file(h, file);
   return h;
 }
+
+}  // namespace
+
+uint64_t hash_path_identity(uint64_t h, const std::string& path) { return hash_path_with(h, path, hash_file_identity); }
+
+uint64_t hash_path_content(uint64_t h, const std::string& path) { return hash_path_with(h, path, hash_file_content); }
 
 }  // namespace tune

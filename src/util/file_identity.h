@@ -12,4 +12,10 @@ uint64_t hash_file_identity(uint64_t h, const std::string& file);
 // ...over each regular file of a folder, by name (a file: that file; a missing path: its name only).
 uint64_t hash_path_identity(uint64_t h, const std::string& path);
 
+// Continues hash h over what `path` holds, so that a store compares it across machines, clones and rewrites: each
+// regular file's name (without its folder), size and bytes, by name (a file: that one; a missing path: the path
+// only). Equal files at another path or with another modification time hash alike. Reads every byte: a
+// multi-gigabyte checkpoint takes seconds, so a caller checks for changes with hash_path_identity.
+uint64_t hash_path_content(uint64_t h, const std::string& path);
+
 }  // namespace tune

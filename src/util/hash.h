@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <string_view>
 
 namespace tune {
 
@@ -11,7 +12,7 @@ constexpr uint64_t kStableHashSeed = 1469598103934665603ULL;
 
 // Continues a hash over more text: stable_hash_update(stable_hash_update(kStableHashSeed, a), b) is the
 // hash of a + b, without building that string (a corpus is megabytes).
-inline uint64_t stable_hash_update(uint64_t h, const std::string& text) {
+inline uint64_t stable_hash_update(uint64_t h, std::string_view text) {
   for (unsigned char c : text) {
     h ^= c;
     h *= 1099511628211ULL;
