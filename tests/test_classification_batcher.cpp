@@ -4,9 +4,12 @@
 
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 
 #include "data/classification_batcher.h"
+#include "data/held_out.h"
 #include "data/training_data.h"
 #include "test_helpers.h"
 #include "trial/learned_share.h"
@@ -137,4 +140,111 @@ TEST(ClassificationData, ATrialRecordsItsLabelPriorLoss) {
   EXPECT_DOUBLE_EQ(untrained_loss(s.model, 9.0, 0), std::log(2.0));  // stored before it was recorded: chance
   s.model = resolve_model("bert-tiny");
   EXPECT_DOUBLE_EQ(untrained_loss(s.model, 9.0, 0), 9.0);  // a language model: its first step's loss
+}
+
+namespace {
+
+// n rows "row I good|bad", labelled yes for good (every third row) and no for bad: unique texts, a 1:2 prior.
+std::string labelled_csv(int n) {
+  std::string text = "text,label\n";
+  for (int i = 0; i < n; ++i) text += "row " + std::to_string(i) + (i % 3 == 0 ? " good,yes\n" : " bad,no\n");
+  return text;
+}
+
+std::vector<LabelledExample> numbered_examples(int n) {
+  std::vector<LabelledExample> examples;
+  for (int i = 0; i < n; ++i) examples.push_back({{i}, i % 2});
+  return examples;
+}
+
+}  // namespace
+
+// A share of the rows, drawn by the split's own seed, never by a trial's: every rate and seed of a study is scored
+// on the same rows, and they are gone from what is trained on.
+TEST(HeldOut, TheSplitIsAFixedShareOfTheRowsAndLeavesThemOutOfTraining) {
+  std::vector<LabelledExample> kept = numbered_examples(1000), again = numbered_examples(1000);
+  const auto held = split_held_out(kept, 0.1), held_again = split_held_out(again, 0.1);
+  ASSERT_EQ(held.size(), 100u);
+  ASSERT_EQ(kept.size(), 900u);
+  std::set<int64_t> held_ids, kept_ids;
+  for (size_t i = 0; i < held.size(); ++i) {
+    held_ids.insert(held[i].ids[0]);
+    EXPECT_EQ(held[i].ids, held_again[i].ids) << i;
+    EXPECT_EQ(held[i].label, held[i].ids[0] % 2) << "a row keeps its label";
+  }
+  for (const auto& e : kept) kept_ids.insert(e.ids[0]);
+  EXPECT_EQ(held_ids.size(), 100u);
+  EXPECT_EQ(kept_ids.size(), 900u);
+  for (int64_t id : held_ids) EXPECT_EQ(kept_ids.count(id), 0u) << id;
+  EXPECT_TRUE(std::is_sorted(kept.begin(), kept.end(), [](const auto& a, const auto& b) { return a.ids < b.ids; }));
+  EXPECT_LT(*held_ids.rbegin() - *held_ids.begin(), 1000);
+  EXPECT_GT(*held_ids.rbegin() - *held_ids.begin(), 500) << "drawn across the file, not its first rows";
+
+  std::vector<LabelledExample> large = numbered_examples(20000);
+  EXPECT_EQ(split_held_out(large, 0.1).size(), kMaxHeldOutRows);
+  std::vector<LabelledExample> small = numbered_examples(300);  // 10% is 30 rows: too few to score on
+  EXPECT_TRUE(split_held_out(small, 0.1).empty());
+  EXPECT_EQ(small.size(), 300u);
+  EXPECT_TRUE(split_held_out(small, 0).empty());
+  EXPECT_THROW(split_held_out(small, 1.0), std::invalid_argument);
+  EXPECT_THROW(split_held_out(small, -0.1), std::invalid_argument);
+}
+
+TEST(HeldOut, HeldOutBatchesKeepEveryRowInOrder) {
+  const ModelConfig c = roberta_classifier();
+  const auto batches = held_out_batches({{{10, 11}, 2}, {{12}, 0}, {{13, 14, 15}, 1}}, c, 6, 2);
+  ASSERT_EQ(batches.size(), 2u);
+  EXPECT_EQ(batches[0].input_ids.size(0), 2);
+  EXPECT_EQ(batches[1].input_ids.size(0), 1);  // the last, partial batch
+  EXPECT_EQ(batches[0].labels[1].item<int64_t>(), 0);
+  EXPECT_EQ(batches[1].labels[0].item<int64_t>(), 1);
+  EXPECT_EQ(batches[1].input_ids[0][2].item<int64_t>(), 14);  // [CLS] 13 14 15 [SEP]
+  EXPECT_NEAR(label_entropy({0, 0, 1, 1}), std::log(2.0), 1e-12);
+  EXPECT_DOUBLE_EQ(label_entropy({1, 1, 1}), 0);
+}
+
+// A classifier's learning-rate trial with held-out rows is scored on them: its score is their loss (not its last
+// steps' training loss), its untrained loss their labels' entropy, and the log says how many rows were held out.
+TEST(ClassificationData, ALearningRateTrialIsScoredOnItsHeldOutRows) {
+  const auto dir = tune::testing::temp_dir("cls-held-out");
+  TrialSpec s;
+  s.model = resolve_model("distilbert-sst2-tiny");
+  s.data.dataset_path = tune::testing::write_file(dir / "d.csv", labelled_csv(400));
+  s.data.held_out_share = 0.1;
+  s.seq_len = 16;
+  s.batch_size = 8;
+  s.learning_rate = 1e-3;
+  s.threads = 1;
+  s.purpose = TrialPurpose::learning_rate;
+  s.train_steps = 12;
+  s.measure.warmup_steps = 1;
+  std::string description;
+  TrainingData data = load_training_data(s.model, s.data, &description);
+  ASSERT_EQ(data.held_out.size(), 40u);
+  EXPECT_EQ(data.examples.size(), 360u);
+  EXPECT_NE(description.find("40 held out for the score"), std::string::npos) << description;
+  std::vector<int64_t> held_labels;
+  for (const auto& e : data.held_out) held_labels.push_back(e.label);
+
+  const TrialResult r = run_trial_in_process(s);
+  ASSERT_TRUE(r.ok()) << r.error_message;
+  EXPECT_EQ(r.held_out_rows, 40);
+  EXPECT_DOUBLE_EQ(r.score_loss, r.held_out_loss);
+  EXPECT_NE(r.score_loss, tail_mean_loss(r.losses));
+  EXPECT_GT(r.held_out_loss, 0);
+  EXPECT_GE(r.held_out_accuracy, 0);
+  EXPECT_LE(r.held_out_accuracy, 1);
+  EXPECT_NEAR(r.held_out_accuracy * 40, std::round(r.held_out_accuracy * 40), 1e-9) << "a share of 40 rows";
+  EXPECT_NEAR(r.label_prior_loss, label_entropy(held_labels), 1e-12);
+
+  s.data.held_out_share = 0;  // without a share: the training loss, as before
+  const TrialResult plain = run_trial_in_process(s);
+  ASSERT_TRUE(plain.ok()) << plain.error_message;
+  EXPECT_EQ(plain.held_out_rows, 0);
+  EXPECT_DOUBLE_EQ(plain.score_loss, tail_mean_loss(plain.losses));
+  EXPECT_NE(s.config_key(), [&] {
+    TrialSpec held = s;
+    held.data.held_out_share = 0.1;
+    return held.config_key();
+  }()) << "a trial scored on held-out rows is another measurement";
 }

@@ -14,6 +14,7 @@
 #include "models/model_factory.h"
 #include "models/safetensors.h"
 #include "parity_check.h"
+#include "store/database.h"
 #include "test_helpers.h"
 #include "util/paths.h"
 
@@ -254,6 +255,19 @@ TEST(HfFolderCli, AFolderWithWeightsAndTokenizerIsAFineTuningSearch) {
   const auto json = nlohmann::json::parse(run.output.substr(run.output.find("\n{") + 1));
   ASSERT_FALSE(json["rows"].empty()) << run.output;
   for (const auto& row : json["rows"]) EXPECT_EQ(row["start"], "pretrained") << row.dump();
+  // Its rates are scored on held-out rows: 10% of the CSV's 4000 (configs/search.yaml held_out_share).
+  int rate_trials = 0;
+  const Database db((dir.parent_path() / "t.db").string());
+  for (const auto& [id, key] : db.studies())
+    for (const auto& t : db.trials(id)) {
+      if (t.spec.purpose != TrialPurpose::learning_rate) continue;
+      ++rate_trials;
+      EXPECT_DOUBLE_EQ(t.spec.data.held_out_share, 0.1);
+      if (!t.result.ok()) continue;
+      EXPECT_EQ(t.result.held_out_rows, 400);
+      EXPECT_DOUBLE_EQ(t.result.score_loss, t.result.held_out_loss);
+    }
+  EXPECT_GT(rate_trials, 0) << run.output;
 }
 
 // `tune models --describe DIR` prints the YAML tune derives; as a model YAML it is the same model.

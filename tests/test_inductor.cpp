@@ -103,6 +103,35 @@ TEST(InductorTrial, BertTinyThroughputTrialIsOkWithSaneFields) {
       << "every backend's trial reruns as `tune trial`, which starts the worker";
 }
 
+// A classifier's held-out score (data/held_out.h): HF's module scored by the worker (eval mode, fp32) gives the
+// libtorch model's held-out loss and accuracy on the same weights, rows and steps.
+TEST(HfEagerTrial, AClassifiersHeldOutScoreEqualsEagers) {
+  const fs::path dir = temp_dir("held-out");
+  TrialSpec s = tiny_spec("distilbert-sst2-tiny", "eager");
+  s.model = tune::testing::without_dropout("distilbert-sst2-tiny");
+  std::string csv = "text,label\n";
+  for (int i = 0; i < 400; ++i) csv += "row " + std::to_string(i) + (i % 3 == 0 ? " good,yes\n" : " bad,no\n");
+  s.data.dataset_path = write_file(dir / "d.csv", csv);
+  s.data.held_out_share = 0.1;
+  s.purpose = TrialPurpose::learning_rate;
+  s.train_steps = 8;
+  s.learning_rate = 3e-3;
+  s.weights_dir = export_hf_weights(s, dir);
+  const TrialResult eager = run_trial_in_process(s);
+  ASSERT_EQ(eager.status, TrialStatus::ok) << eager.error_message;
+  s.step.backend = "hf-eager";
+  const TrialResult python = run_trial_isolated(s, TUNE_EXECUTABLE, (dir / "trial").string());
+  ASSERT_EQ(python.status, TrialStatus::ok) << python.error_stage << ": " << python.error_message << "\n"
+                                            << file_text(dir / "trial" / "log.txt");
+  EXPECT_EQ(eager.held_out_rows, 40);
+  EXPECT_EQ(python.held_out_rows, 40);
+  EXPECT_NEAR(python.held_out_loss, eager.held_out_loss, 1e-3);
+  EXPECT_DOUBLE_EQ(python.held_out_accuracy, eager.held_out_accuracy);
+  EXPECT_DOUBLE_EQ(python.score_loss, python.held_out_loss);
+  EXPECT_DOUBLE_EQ(python.label_prior_loss, eager.label_prior_loss);
+  EXPECT_GT(std::abs(eager.held_out_loss - eager.losses.front()), 1e-3) << "trained: the score is not the start's";
+}
+
 TEST(InductorTrial, LossesEqualEagerOnSameWeightsAndBatchesBertTiny) {
   expect_losses_agree("bert-tiny", "inductor", 2e-3, 6);
 }

@@ -56,6 +56,10 @@ class ScriptedSession:
                 loss = learning_rates[i] if learning_rates else -1.0
             losses.append(w.finite_or_text(loss))
         return {"times": times, "compile_seconds": compiles, "losses": losses}
+    def evaluate(self, batches):
+        if OPTIONS.get("evaluate_failure"):
+            raise w.TrialFailure("oom", "held_out", OPTIONS["evaluate_failure"])
+        return {"rows": 40, "loss_sum": 20.0, "correct": 30}
     def finish(self):
         return {"compile_info": "scripted", "compile_parts": {"phase": 0.5}, "warnings": ["a warning (x2)"],
                 "peak_memory_bytes": 4096}
@@ -77,12 +81,14 @@ TrialSpec scripted_spec(TrialPurpose purpose) {
   return s;
 }
 
-// The trial of `spec` on a worker running the scripted session with these options.
-TrialResult scripted_trial(const TrialSpec& spec, const std::string& options) {
+// The trial of `spec` on a worker running the scripted session with these options (scored on held-out batches
+// where `held_out` names them).
+TrialResult scripted_trial(const TrialSpec& spec, const std::string& options, const WorkerHeldOut& held_out = {}) {
   const auto dir = temp_dir("worker");
   const std::string script = write_file(dir / "session.py", session_script(options));
   return run_python_worker_trial(spec, (dir / "batches.pt").string(), dir.string(),
-                                 {python_executable(), script, (std::filesystem::path(tune_home()) / "src/trial").string()});
+                                 {python_executable(), script, (std::filesystem::path(tune_home()) / "src/trial").string()},
+                                 held_out);
 }
 
 }  // namespace
@@ -160,6 +166,26 @@ TEST(PythonWorkerProtocol, ALearningRateTrialRunsItsStepsAndIsScored) {
   ASSERT_EQ(r.losses.size(), 8u);
   EXPECT_DOUBLE_EQ(r.score_loss, tail_mean_loss(r.losses));
   EXPECT_EQ(r.steady_state_stop, "step cap: 6 steps");
+}
+
+// After its last step the worker scores the trained module on the held-out batches; the trial's score is their
+// mean loss, and a failing score fails the trial with its status and stage.
+TEST(PythonWorkerProtocol, AClassifiersTrialIsScoredByTheWorkerOnItsHeldOutRows) {
+  const TrialSpec spec = scripted_spec(TrialPurpose::learning_rate);
+  const TrialResult r = scripted_trial(spec, "block_steps=5", {"held_out.pt", 0.6});
+  ASSERT_EQ(r.status, TrialStatus::ok) << r.error_message;
+  EXPECT_EQ(r.held_out_rows, 40);
+  EXPECT_DOUBLE_EQ(r.held_out_loss, 0.5);
+  EXPECT_DOUBLE_EQ(r.held_out_accuracy, 0.75);
+  EXPECT_DOUBLE_EQ(r.score_loss, 0.5);
+  EXPECT_DOUBLE_EQ(r.label_prior_loss, 0.6);
+  EXPECT_EQ(r.losses.size(), 8u);
+
+  const TrialResult failed = scripted_trial(spec, "evaluate_failure='no memory left'", {"held_out.pt", 0.6});
+  EXPECT_EQ(failed.status, TrialStatus::oom);
+  EXPECT_EQ(failed.error_stage, "held_out");
+  EXPECT_NE(failed.error_message.find("no memory left"), std::string::npos) << failed.error_message;
+  EXPECT_EQ(scripted_trial(spec, "").held_out_rows, 0) << "no held-out batches named: no score asked for";
 }
 
 // The schedule's rate of each step travels with the steps request (the worker sets it before each step).

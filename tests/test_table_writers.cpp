@@ -593,6 +593,61 @@ TEST(TestedModelsTable, RatesTheModelHasNotLearnedFromAreNotAnAnswer) {
   EXPECT_NE(std::find(notes.begin(), notes.end(), std::string(kRatesNotSeparatedNote)), notes.end());
 }
 
+// A classifier's store holds rates scored on the training loss (an older search, 96 steps) and rates scored on
+// held-out rows (the latest, 12 steps): the curve is the latest scoring's alone, the longer old runs do not stand for
+// a rate, and the cell and JSON give the held-out rows and accuracy.
+TEST(TestedModelsTable, RatesScoredOnHeldOutRowsAreRankedApartFromTrainingLossScores) {
+  const std::string path = (temp_dir("table-held-out") / "t.db").string();
+  {
+    Database db(path);
+    const int64_t id = db.ensure_study(make_study_key("sst2", "h", Instance{}, "2.15.0", "eager", "fp32", 128));
+    TrialSpec spec;
+    spec.model.name = "sst2";
+    spec.model.task = "sequence_classification";
+    spec.purpose = TrialPurpose::learning_rate;
+    spec.batch_size = 8;
+    const auto add = [&](double rate, int steps, double share, double score, double accuracy) {
+      spec.learning_rate = rate;
+      spec.train_steps = steps;
+      spec.data.held_out_share = share;
+      TrialResult result;
+      result.status = TrialStatus::ok;
+      result.score_loss = score;
+      result.losses = {0.7, 0.6};
+      result.label_prior_loss = 0.64;
+      result.held_out_rows = share > 0 ? 400 : 0;
+      result.held_out_loss = share > 0 ? score : 0;
+      result.held_out_accuracy = accuracy;
+      db.record_trial(id, spec, result, "d");
+    };
+    add(2.7e-3, 96, 0, 0.40, 0);   // scored best on the training loss
+    add(9e-4, 96, 0, 0.60, 0);
+    add(2.7e-3, 12, 0.1, 0.64, 0.658);
+    add(9e-4, 12, 0.1, 0.50, 0.755);
+    BestConfig best;
+    best.batch_size = 8;
+    best.samples_per_second = 3;
+    best.learning_rate = 9e-4;
+    best.stop.lr_horizon_steps = best.stop.lr_horizon_wanted = 12;
+    db.save_best(id, best);
+  }
+  const TestedModelsTable table = gather_tested_models(Database(path), "t.db");
+  ASSERT_EQ(table.rows.size(), 1u);
+  const BackendResult& eager = *table.rows[0].native_result();
+  ASSERT_EQ(eager.lr_curve.size(), 2u);
+  for (const auto& p : eager.lr_curve) {
+    EXPECT_EQ(p.train_steps, 12) << p.learning_rate;
+    EXPECT_EQ(p.held_out_rows, 400) << p.learning_rate;
+  }
+  const std::string cell = learning_rate_cell(eager);
+  EXPECT_NE(cell.find("12 steps; scored on 400 held-out rows: accuracy 75.5%"), std::string::npos) << cell;
+  EXPECT_NE(cell.find("next +28.0%"), std::string::npos) << cell;  // 0.64 over 0.50
+  const auto doc = nlohmann::json::parse(render("json", table));
+  const auto& backend_json = doc["rows"][0]["native"];
+  EXPECT_DOUBLE_EQ(backend_json["learning_rate_held_out_accuracy"].get<double>(), 0.755);
+  EXPECT_EQ(backend_json["curves"]["learning_rates"][0]["held_out_rows"], 400);
+}
+
 // The confirmation's rounds of the best config moved 5.1% (100 and 95 samples/s); batch 32's one trial (104) is the
 // fastest and 16 (100) lies within 5.1% of it, 8 (90) and 64 (80) do not: the cell says 16 and 32 are as fast
 // within the noise, and the note explains it. One round gives no spread, and no such claim.

@@ -209,8 +209,13 @@ def describe_search(search):
     horizon, wanted = search["lr_horizon_steps"], search["lr_horizon_wanted"]
     words = [f"It chose batch {search['batch_size']} and rate {search['learning_rate']:.1e}, ranked after {horizon} "
              f"steps" + (f" (lengthened past {wanted}: the first horizon had not separated the rates)" if horizon > wanted else "")]
+    held_out = search.get("learning_rate_held_out_accuracy")
+    if held_out is not None:
+        words.append("the rates were scored on held-out rows of the training CSV (10%, never trained on); the chosen "
+                     f"rate's accuracy there was {100 * held_out:.1f}%")
     if search.get("learning_rate_learned_share") is not None:
-        words.append(f"the chosen rate's training loss then lay {100 * search['learning_rate_learned_share']:.1f}% "
+        loss = "held-out loss" if held_out is not None else "training loss"
+        words.append(f"the chosen rate's {loss} then lay {100 * search['learning_rate_learned_share']:.1f}% "
                      "below the untrained loss (the labels' prior) "
                      + ("(separated)" if search["learning_rates_separated"] else "(not separated yet)"))
     if search.get("learning_rate_edge"):
@@ -287,6 +292,9 @@ def report(args):
     lines += ["", "**Verdict: the chosen rate " + ("holds up" if holds_up(summary) else "does not hold up") +
               " 10x longer** (within the noise of the better neighbour on held-out loss or accuracy, and not a run "
               "that learned only the label frequencies).", ""]
+    if args.history and os.path.exists(args.history):
+        with open(args.history) as f:
+            lines += ["## Earlier runs of this check", "", f.read().strip(), ""]
     with open(args.out + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
 
@@ -319,6 +327,7 @@ def main():
     r.add_argument("--made", required=True)
     r.add_argument("--machine", required=True)
     r.add_argument("--out", required=True, help="writes OUT.md and OUT.json")
+    r.add_argument("--history", help="markdown appended as the earlier runs of the check")
     args = parser.parse_args()
     torch.set_num_threads(int(os.environ.get("TUNE_THREADS", "2")))
     {"pretrain": pretrain, "finetune": finetune, "report": report}[args.command](args)

@@ -19,6 +19,7 @@ struct LabelledExample {
 struct TrainingData {
   std::vector<int64_t> stream;            // empty: synthetic ids (throughput-only trials)
   std::vector<LabelledExample> examples;  // sequence classification
+  std::vector<LabelledExample> held_out;  // ... set aside from examples, never trained on (data/held_out.h)
 };
 
 class BatchSource {

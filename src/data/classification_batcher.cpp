@@ -32,26 +32,32 @@ LabelledExample ClassificationBatcher::draw() {
   return synthetic;
 }
 
-Batch ClassificationBatcher::next() {
-  const int64_t n = static_cast<int64_t>(batch_size_) * seq_len_;
-  std::vector<int64_t> inputs(n, config_.pad_token_id), mask(n, 0), labels;
-  for (int b = 0; b < batch_size_; ++b) {
-    const LabelledExample e = draw();
-    const size_t body = std::min(e.ids.size(), static_cast<size_t>(seq_len_ - 2));  // truncate to fit [CLS] [SEP]
-    std::vector<int64_t> row{config_.cls_token_id};
+Batch classification_batch(const std::vector<LabelledExample>& rows, const ModelConfig& config, int seq_len) {
+  const int64_t batch_size = static_cast<int64_t>(rows.size());
+  std::vector<int64_t> inputs(batch_size * seq_len, config.pad_token_id), mask(batch_size * seq_len, 0), labels;
+  for (int64_t b = 0; b < batch_size; ++b) {
+    const LabelledExample& e = rows[b];
+    const size_t body = std::min(e.ids.size(), static_cast<size_t>(seq_len - 2));  // truncate to fit [CLS] [SEP]
+    std::vector<int64_t> row{config.cls_token_id};
     row.insert(row.end(), e.ids.begin(), e.ids.begin() + static_cast<std::ptrdiff_t>(body));
-    row.push_back(config_.sep_token_id);
-    std::copy(row.begin(), row.end(), inputs.begin() + b * seq_len_);
-    std::fill_n(mask.begin() + b * seq_len_, row.size(), 1);
+    row.push_back(config.sep_token_id);
+    std::copy(row.begin(), row.end(), inputs.begin() + b * seq_len);
+    std::fill_n(mask.begin() + b * seq_len, row.size(), 1);
     labels.push_back(e.label);
   }
   const auto opts = torch::TensorOptions().dtype(torch::kInt64);
   Batch batch;
-  batch.input_ids = torch::tensor(inputs, opts).view({batch_size_, seq_len_});
-  batch.token_type_ids = torch::zeros({batch_size_, seq_len_}, opts);
-  batch.attention_mask = torch::tensor(mask, opts).view({batch_size_, seq_len_});
+  batch.input_ids = torch::tensor(inputs, opts).view({batch_size, seq_len});
+  batch.token_type_ids = torch::zeros({batch_size, seq_len}, opts);
+  batch.attention_mask = torch::tensor(mask, opts).view({batch_size, seq_len});
   batch.labels = torch::tensor(labels, opts);
   return batch;
+}
+
+Batch ClassificationBatcher::next() {
+  std::vector<LabelledExample> rows;
+  for (int b = 0; b < batch_size_; ++b) rows.push_back(draw());
+  return classification_batch(rows, config_, seq_len_);
 }
 
 }  // namespace tune

@@ -10,6 +10,9 @@
 
 namespace tune {
 
+// One batch of these rows, in order: [CLS] ids [SEP] truncated or padded to seq_len, token types 0, one label each.
+Batch classification_batch(const std::vector<LabelledExample>& rows, const ModelConfig& config, int seq_len);
+
 class ClassificationBatcher : public BatchSource {
  public:
   // examples empty: synthetic full-length rows with uniform labels (throughput-only trials).

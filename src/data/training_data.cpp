@@ -3,9 +3,11 @@
 #include "data/training_data.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "data/classification_csv.h"
+#include "data/held_out.h"
 #include "data/text_corpus.h"
 #include "data/token_cache.h"
 #include "data/tokenizer.h"
@@ -55,6 +57,16 @@ std::vector<LabelledExample> corpus_part_examples(const Corpus& corpus, const To
   return examples;
 }
 
+// "; 400 held out for the score" (or why none were): the trial log says which rows the model never trained on.
+std::string describe_held_out(const TrainingData& data, double share) {
+  if (share <= 0) return "";
+  if (data.held_out.empty())
+    return "; none held out (" + std::to_string(std::lround(share * 100)) + "% of " +
+           std::to_string(data.examples.size()) + " examples is under " + std::to_string(kMinHeldOutRows) +
+           " rows): scored on the training loss";
+  return "; " + std::to_string(data.held_out.size()) + " held out for the score";
+}
+
 }  // namespace
 
 TrainingData load_training_data(const ModelConfig& model, const DataSettings& settings, std::string* description) {
@@ -65,15 +77,13 @@ TrainingData load_training_data(const ModelConfig& model, const DataSettings& se
   }
   const auto tokenizer = make_tokenizer(model, settings.tokenizer_dir);
   const bool classification = model.task == "sequence_classification";
-  if (classification && !settings.dataset_path.empty()) {
-    data.examples = csv_examples(model, settings, *tokenizer, description);
-    if (description) *description += "; " + tokenizer->describe();
-    return data;
-  }
   const std::string corpus_path = settings.corpus_path.empty() ? default_corpus_path() : settings.corpus_path;
   if (classification) {
-    data.examples = corpus_part_examples(load_corpus(corpus_path), *tokenizer, model.num_labels, description);
-    if (description) *description += "; " + tokenizer->describe();
+    data.examples = settings.dataset_path.empty()
+                        ? corpus_part_examples(load_corpus(corpus_path), *tokenizer, model.num_labels, description)
+                        : csv_examples(model, settings, *tokenizer, description);
+    data.held_out = split_held_out(data.examples, settings.held_out_share);
+    if (description) *description += describe_held_out(data, settings.held_out_share) + "; " + tokenizer->describe();
     return data;
   }
   bool cached = false;

@@ -46,8 +46,8 @@ const std::vector<std::string> kSettingsKeys = {
     "budget", "min_batch_size", "max_batch_size", "gpu_max_batch_size", "tuner_options", "ramp_learning_rate",
     "learning_rates", "pretrained_learning_rates", "learning_rate_edge_factor", "learning_rate_bounds",
     "warmup_steps", "min_measure_steps", "max_measure_steps", "measure_time", "ci_halfwidth", "lr_train_steps",
-    "lr_max_train_steps",
-    "lr_transfer", "seed_check", "confirm_rounds", "confirm_budget_share", "lr_schedule", "lr_warmup_share", "batch_tuner", "lr_tuner", "max_trials",
+    "lr_max_train_steps", "lr_transfer", "seed_check", "confirm_rounds", "confirm_budget_share", "lr_schedule",
+    "lr_warmup_share", "held_out_share", "batch_tuner", "lr_tuner", "max_trials",
     "ramp_budget_share", "screen_batch_size", "screen_keep_share", "screen_budget_share", "trial_timeout",
     "memory_fraction", "objective", "target_loss", "target_samples", "target_batch", "target_learning_rate",
     "time_cap"};
@@ -150,6 +150,10 @@ SearchSettings load_search_settings(const std::string& file) {
   } catch (const std::invalid_argument& e) {
     throw std::invalid_argument(file + ": key 'lr_schedule': " + e.what());
   }
+  read_yaml_key(root, "held_out_share", s.held_out_share, file);
+  if (!(s.held_out_share >= 0 && s.held_out_share < 1))
+    throw std::invalid_argument(file + ": key 'held_out_share': expected a share in [0, 1), got " +
+                                std::to_string(s.held_out_share));
   if (!(s.lr_warmup_share >= 0 && s.lr_warmup_share < 1))
     throw std::invalid_argument(file + ": key 'lr_warmup_share': expected a share in [0, 1), got " +
                                 std::to_string(s.lr_warmup_share));

@@ -154,6 +154,8 @@ TrialSpec StudyTrials::spec(const Candidate& c) const {
   s.threads = r.instance.threads;
   s.memory_limit_bytes = static_cast<int64_t>(r.instance.memory_bytes * settings.memory_fraction);
   s.data = r.data;
+  if (purpose_ == TrialPurpose::learning_rate && r.model.task == "sequence_classification")
+    s.data.held_out_share = settings.held_out_share;
   s.inputs_identity = r.inputs_identity;
   s.weights_dir = r.weights_dir;
   s.timeout_seconds = std::min(settings.trial_timeout_seconds, timeout_.value_or(settings.trial_timeout_seconds));

@@ -161,7 +161,12 @@ const char* const kRunnerUpNote =
     "train again from a second seed (`seed_check`) and the means decide: \"seed spread y%\" is how far one rate's "
     "two seeds lie apart on this model at this horizon (the larger of the two rates'), and a margin within it is a "
     "tie, shown as both rates (\"1.0e-03 or 3.0e-04 (tie: ...)\"): the search cannot tell them apart. Without a "
-    "spread (rows searched before the check ran on every pair) the margin stands alone.";
+    "spread (rows searched before the check ran on every pair) the margin stands alone. A classifier's rates are "
+    "scored on held-out rows where the cell says so (\"scored on N held-out rows: accuracy x%\"): a share of its "
+    "labelled rows (`held_out_share`, 10%, at most 1000) set aside before any trial trained, and the loss is the "
+    "trained model's on them (its untrained loss: predicting their labels' frequencies). Without that mark, the "
+    "loss of the last steps' training batches: it ranked first a rate whose model had learned only the majority "
+    "label and, trained 10x longer, never learned more (reports/pretrained-check.md).";
 
 std::string learning_rate_cell(const BestConfig& best) {
   const RateEdge edge = best.stop.lr_edge;
@@ -195,6 +200,9 @@ std::string learning_rate_cell(const BackendResult& r) {
     notes.push_back(stop.lr_horizon_steps > stop.lr_horizon_wanted && stop.lr_horizon_wanted > 0
                         ? strf("%d steps, lengthened past %d", chosen->train_steps, stop.lr_horizon_wanted)
                         : strf("%d steps", chosen->train_steps));
+  if (const LearningRatePoint* chosen = r.chosen_rate_point(); chosen && chosen->held_out_rows > 0)
+    notes.push_back(strf("scored on %lld held-out rows: accuracy %.1f%%", static_cast<long long>(chosen->held_out_rows),
+                         100 * chosen->held_out_accuracy));
   if (!r.rates_separated()) {
     const double learned = r.learned_share().value_or(0);
     notes.push_back(strf("not separated yet: loss %.1f%% %s untrained", 100 * std::fabs(learned),

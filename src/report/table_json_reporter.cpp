@@ -21,7 +21,8 @@ nlohmann::json curves_json(const BackendResult& r) {
                      {"compile_overhead_seconds", p.compile_overhead_seconds}});
   for (const auto& p : r.lr_curve)
     lr.push_back({{"learning_rate", p.learning_rate}, {"status", to_string(p.status)}, {"score_loss", p.score_loss},
-                  {"seeds", p.seeds}, {"train_steps", p.train_steps}});
+                  {"seeds", p.seeds}, {"train_steps", p.train_steps}, {"held_out_rows", p.held_out_rows},
+                  {"held_out_accuracy", p.held_out_rows > 0 ? nlohmann::json(p.held_out_accuracy) : nullptr}});
   return {{"batch_sizes", batch}, {"learning_rates", lr}};
 }
 
@@ -31,6 +32,12 @@ nlohmann::json runner_up_json(const BackendResult& r) {
   if (!second) return nullptr;
   return {{"learning_rate", second->learning_rate}, {"score_loss", second->score_loss},
           {"margin", r.runner_up_margin()}, {"seeds", second->seeds}};
+}
+
+// The chosen rate's accuracy on its held-out rows (null where it was scored on the training loss).
+nlohmann::json held_out_accuracy_json(const BackendResult& r) {
+  const LearningRatePoint* chosen = r.chosen_rate_point();
+  return chosen && chosen->held_out_rows > 0 ? nlohmann::json(chosen->held_out_accuracy) : nlohmann::json(nullptr);
 }
 
 // The steps the chosen rate was ranked after (null when no learning-rate trial at the chosen batch is stored).
@@ -50,6 +57,7 @@ nlohmann::json backend_json(const TableRow& row, const BackendResult& r) {
           {"learning_rate_batch_size", r.rate_batch_size ? r.rate_batch_size : b.batch_size},
           {"learning_rate_learned_share", r.learned_share() ? nlohmann::json(*r.learned_share()) : nullptr},
           {"learning_rates_separated", r.rates_separated()},
+          {"learning_rate_held_out_accuracy", held_out_accuracy_json(r)},
           {"learning_rate_tie_with", r.rate_tie() ? nlohmann::json(r.runner_up()->learning_rate) : nullptr},
           {"batch_noise_share", r.batch_noise_share() ? nlohmann::json(*r.batch_noise_share()) : nullptr},
           {"batch_sizes_within_noise", r.batches_within_noise()},

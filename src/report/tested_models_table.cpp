@@ -37,7 +37,7 @@ LearningRatePoint rate_point(double rate, const std::vector<const StoredTrial*>&
   for (const StoredTrial* t : trials)
     if (t->spec.train_steps == steps) latest = t;
   LearningRatePoint point{rate, TrialStatus::ok, 0, 0, {}, steps};
-  std::map<uint64_t, double> start_losses, prior_losses;
+  std::map<uint64_t, double> start_losses, prior_losses, accuracies;
   for (const StoredTrial* t : trials) {
     if (t->spec.train_steps != steps || t->spec.lr_schedule != latest->spec.lr_schedule ||
         t->spec.lr_warmup_steps != latest->spec.lr_warmup_steps)
@@ -45,10 +45,13 @@ LearningRatePoint rate_point(double rate, const std::vector<const StoredTrial*>&
     point.seed_scores[t->spec.seed] = t->result.score_loss;
     if (!t->result.losses.empty()) start_losses[t->spec.seed] = t->result.losses.front();
     prior_losses[t->spec.seed] = t->result.label_prior_loss;
+    accuracies[t->spec.seed] = t->result.held_out_accuracy;
+    point.held_out_rows = std::max(point.held_out_rows, t->result.held_out_rows);
     if (!t->result.ok()) point.status = t->result.status;
   }
   for (const auto& [seed, loss] : start_losses) point.start_loss += loss / start_losses.size();
   for (const auto& [seed, loss] : prior_losses) point.label_prior_loss += loss / prior_losses.size();
+  for (const auto& [seed, accuracy] : accuracies) point.held_out_accuracy += accuracy / accuracies.size();
   for (const auto& [seed, score] : point.seed_scores) point.score_loss += score / point.seed_scores.size();
   point.seeds = static_cast<int>(point.seed_scores.size());
   return point;
@@ -56,14 +59,22 @@ LearningRatePoint rate_point(double rate, const std::vector<const StoredTrial*>&
 
 // The rates at `batch_size`. A search that lengthened its horizon past the one it wanted (engine/rate_stage.cpp:
 // the first did not rank the rates) ranked them on the longer runs alone, so a rate's shorter trials do not count.
+// Only trials scored as the latest was count: a classifier's store can hold rates scored on the training loss
+// before held-out rows scored them (data/held_out.h), and the two losses are not one scale.
 std::vector<LearningRatePoint> lr_curve(const std::vector<StoredTrial>& trials, int batch_size,
                                         const StopReasons& stop) {
   const int fewest_steps = stop.lr_horizon_steps > stop.lr_horizon_wanted ? stop.lr_horizon_steps : 0;
+  const auto at_batch = [&](const StoredTrial& t) {
+    return t.spec.purpose == TrialPurpose::learning_rate && t.spec.batch_size == batch_size;
+  };
+  const StoredTrial* latest = nullptr;
+  for (const auto& t : trials)
+    if (at_batch(t) && (!latest || t.finished_at >= latest->finished_at)) latest = &t;
   // Successive halving stores short and long trials of one rate; the second-seed check, one per seed.
   std::map<double, std::vector<const StoredTrial*>> by_rate;
   for (const auto& t : trials)
-    if (t.spec.purpose == TrialPurpose::learning_rate && t.spec.batch_size == batch_size &&
-        t.spec.train_steps >= fewest_steps)
+    if (at_batch(t) && t.spec.train_steps >= fewest_steps &&
+        t.spec.data.held_out_share == latest->spec.data.held_out_share)
       by_rate[t.spec.learning_rate].push_back(&t);
   std::vector<LearningRatePoint> curve;
   for (const auto& [rate, runs] : by_rate) curve.push_back(rate_point(rate, runs));

@@ -30,7 +30,9 @@ namespace tune {
 // `learning_rate_tie_with` (the runner-up a tie within the seed spread shows beside the rate); the row's
 // `paired_same_batch` (the confirmation's rounds at the compiled backend's batch)
 // 10: backends' `batch_noise_share` and `batch_sizes_within_noise` (BackendResult::batches_within_noise)
-constexpr int kTableJsonSchemaVersion = 10;
+// 11: a classifier's rates scored on held-out rows (data/held_out.h): `held_out_rows` and `held_out_accuracy` per
+// rate of the curve, and each backend's `learning_rate_held_out_accuracy` (null where scored on the training loss)
+constexpr int kTableJsonSchemaVersion = 11;
 constexpr double kSittingGap = 3600;  // seconds between two trials of a row that start a new sitting
 
 struct BatchPoint {
@@ -50,6 +52,8 @@ struct LearningRatePoint {
   int train_steps = 0;    // the length of the trials that speak for it: the horizon it was ranked at
   double start_loss = 0;  // their first step's loss (before any update: the untrained model's), mean over seeds
   double label_prior_loss = 0;  // a classifier's: predicting the labels' frequencies (trial_result.h), mean over seeds
+  int64_t held_out_rows = 0;      // a classifier's rows scored (data/held_out.h); 0: scored on the training loss
+  double held_out_accuracy = 0;   // ... their accuracy, mean over seeds
 };
 
 

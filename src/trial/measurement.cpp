@@ -103,14 +103,13 @@ void summarise_steps(const TrialSpec& spec, TrialResult& r) {
 // lowest single sample lies far below any mean (a batch-1 trial learning steadily read as diverged).
 void check_late_divergence(TrialResult& r) {
   if (!r.ok() || r.losses.size() < 4) return;
-  const double lowest = lowest_window_mean(r.losses);
-  const double rise = r.score_loss - lowest, gained = r.losses.front() - lowest;
+  const double lowest = lowest_window_mean(r.losses), tail = tail_mean_loss(r.losses);
+  const double rise = tail - lowest, gained = r.losses.front() - lowest;
   if (!(rise > std::max(1.0, 0.5 * gained))) return;
   r.status = TrialStatus::diverged;
   r.error_stage = "step";
   r.error_message = strf("the loss rose from its lowest mean over %zu steps %.3f to a tail mean of %.3f (first "
-                         "step %.3f): diverged late", tail_window(r.losses.size()), lowest, r.score_loss,
-                         r.losses.front());
+                         "step %.3f): diverged late", tail_window(r.losses.size()), lowest, tail, r.losses.front());
 }
 
 }  // namespace tune

@@ -160,6 +160,10 @@ std::variant<WorkerSteps, WorkerFailure> PythonWorker::steps(int n, const std::v
   return request<WorkerSteps>(message, "steps");
 }
 
+std::variant<HeldOutScore, WorkerFailure> PythonWorker::evaluate(const std::string& batches) {
+  return request<HeldOutScore>({{"op", "evaluate"}, {"batches", batches}}, "evaluate");
+}
+
 std::optional<WorkerFinish> PythonWorker::finish() {
   auto reply = request<WorkerFinish>({{"op", "finish"}}, "finish");
   if (auto* finish = std::get_if<WorkerFinish>(&reply)) return *finish;
@@ -189,9 +193,26 @@ void keep_worker_account(const std::optional<WorkerFinish>& end, TrialResult& r)
   r.peak_memory_bytes = end->peak_memory_bytes;
 }
 
-// The trial over a started worker: ready, the measurement protocol on its steps, its account at the end.
+// The trained module's held-out score, when the trial names held-out batches; a failure ends the trial with it.
+std::optional<HeldOutScore> held_out_score(PythonWorker& worker, const WorkerHeldOut& held_out, TrialResult& r) {
+  if (held_out.batches_path.empty()) return std::nullopt;
+  auto reply = worker.evaluate(held_out.batches_path);
+  if (const auto* failure = std::get_if<WorkerFailure>(&reply)) {
+    r = failed_result(failure->status, failure->stage, failure->message);
+    return std::nullopt;
+  }
+  const HeldOutScore& score = std::get<HeldOutScore>(reply);
+  if (score.rows <= 0) {
+    r = failed_result(TrialStatus::crashed, "worker", "the Python worker scored no held-out rows");
+    return std::nullopt;
+  }
+  return score;
+}
+
+// The trial over a started worker: ready, the measurement protocol on its steps, the held-out score, its account
+// at the end.
 TrialResult measure_on_worker(const TrialSpec& spec, PythonWorker& worker, const std::string& batches_path,
-                              const std::string& dir) {
+                              const std::string& dir, const WorkerHeldOut& held_out) {
   TrialResult r;
   const auto ready = worker.start(spec, batches_path, dir);
   if (const auto* failure = std::get_if<WorkerFailure>(&ready)) {
@@ -202,22 +223,24 @@ TrialResult measure_on_worker(const TrialSpec& spec, PythonWorker& worker, const
   r.parameter_count = std::get<WorkerReady>(ready).parameter_count;
   WorkerStepRunner runner(spec, worker, std::get<WorkerReady>(ready).block_steps, r);
   const bool finished = run_measured_steps(spec, runner, r);
+  const std::optional<HeldOutScore> score = finished ? held_out_score(worker, held_out, r) : std::nullopt;
   const auto end = worker.finish();
   keep_worker_account(end, r);
-  if (!finished) return r;
+  if (!finished || (!held_out.batches_path.empty() && !score)) return r;
   if (end) {
     r.compile_info = end->compile_info;
     r.compile_parts = end->compile_parts;
   }
   r.status = TrialStatus::ok;
   summarise_steps(spec, r);
+  if (score && r.ok()) apply_held_out_score(*score, held_out.label_entropy, r);
   return r;
 }
 
 }  // namespace
 
 TrialResult run_python_worker_trial(const TrialSpec& spec, const std::string& batches_path, const std::string& dir,
-                                    std::vector<std::string> worker_argv) {
+                                    std::vector<std::string> worker_argv, const WorkerHeldOut& held_out) {
   try {  // no python or no worker script: this backend cannot run here
     if (worker_argv.empty()) worker_argv = {python_executable(), python_worker_script()};
   } catch (const std::runtime_error& e) {
@@ -225,7 +248,7 @@ TrialResult run_python_worker_trial(const TrialSpec& spec, const std::string& ba
   }
   try {
     PythonWorker worker(worker_argv);
-    return measure_on_worker(spec, worker, batches_path, dir);
+    return measure_on_worker(spec, worker, batches_path, dir, held_out);
   } catch (const std::exception& e) {  // the worker could not be started, or this side broke
     return failed_result(TrialStatus::crashed, "worker", e.what());
   }

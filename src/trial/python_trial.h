@@ -2,10 +2,12 @@
 // (src/trial/python_worker.py): which python and script, the worker protocol, and the trial over it.
 //
 // The protocol, JSON lines: requests on the worker's stdin, replies on its stdout (version kWorkerProtocol).
-//   -> {"op": "start", "protocol": 1, "spec": SPEC, "batches": PATH, "dir": DIR}
+//   -> {"op": "start", "protocol": 2, "spec": SPEC, "batches": PATH, "dir": DIR}
 //   <- {"ready": {"parameter_count": N, "block_steps": K}}
 //   -> {"op": "steps", "n": N}
 //   <- {"steps": {"times": [s], "compile_seconds": [s], "losses": [x or "nan" / "inf" / "-inf"]}}
+//   -> {"op": "evaluate", "batches": PATH}   (a classifier's held-out rows, after the last step: data/held_out.h)
+//   <- {"evaluate": {"rows": N, "loss_sum": X, "correct": K}}   (eval mode, no gradients, fp32)
 //   -> {"op": "finish"}
 //   <- {"finish": {"compile_info": S, "compile_parts": {phase: s}, "warnings": [S], "peak_memory_bytes": N}}
 // Any reply but finish's may be {"failure": {"status": STATUS, "stage": S, "message": S}} (trial_status.h names);
@@ -29,7 +31,7 @@
 
 namespace tune {
 
-constexpr int kWorkerProtocol = 1;
+constexpr int kWorkerProtocol = 2;  // 2: evaluate
 
 struct WorkerReady {
   int64_t parameter_count = 0;
@@ -74,6 +76,8 @@ class PythonWorker {
                                                  const std::string& dir);
   // n more steps; learning_rates (one per step, when not empty) is the rate the worker sets before each.
   std::variant<WorkerSteps, WorkerFailure> steps(int n, const std::vector<double>& learning_rates = {});
+  // The trained module scored on the held-out batches at `batches`.
+  std::variant<HeldOutScore, WorkerFailure> evaluate(const std::string& batches);
   std::optional<WorkerFinish> finish();  // nothing when the worker is gone
 
  private:
@@ -103,10 +107,18 @@ class WorkerStepRunner : public StepRunner {
   int done_ = 0;
 };
 
+// A classifier's held-out batches for the worker to score the trained module on (empty path: none), and the entropy
+// of their labels (the score's untrained loss, trial_result.h).
+struct WorkerHeldOut {
+  std::string batches_path;
+  double label_entropy = 0;
+};
+
 // A whole trial on a worker started with `worker_argv` (default: python_executable() python_worker_script()),
-// training on the batches at batches_path (trial/batch_dump.h). Never throws for the trial's own failure.
+// training on the batches at batches_path (trial/batch_dump.h), then scored on held_out's batches where it names
+// them. Never throws for the trial's own failure.
 TrialResult run_python_worker_trial(const TrialSpec& spec, const std::string& batches_path, const std::string& dir,
-                                    std::vector<std::string> worker_argv = {});
+                                    std::vector<std::string> worker_argv = {}, const WorkerHeldOut& held_out = {});
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerReady, parameter_count, block_steps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerFinish, compile_info, compile_parts, warnings, peak_memory_bytes)

@@ -25,7 +25,7 @@ import warnings
 # PythonWorkerBackends.* checks the two agree), and whether each puts HF's module under torch.compile.
 BACKENDS = {"inductor": {"torch_compile": True}, "hf-eager": {"torch_compile": False}}
 HF_ATTENTION = {"math": "eager", "sdpa": "sdpa"}
-PROTOCOL = 1  # kWorkerProtocol in src/trial/python_trial.h
+PROTOCOL = 2  # kWorkerProtocol in src/trial/python_trial.h (2: evaluate)
 
 
 def compiles(spec):
@@ -369,6 +369,7 @@ class Session:
         except Exception as e:  # missing file, unpickling error, wrong layout
             raise TrialFailure("invalid", "load_batches", "cannot read batches %s: %s: %s" % (batches_path, type(e).__name__, e))
         print("tune: worker: %d batches from %s" % (len(self.batches), batches_path), file=sys.stderr)
+        self.module = module  # uncompiled: the held-out score runs it eagerly
         self.step = TrainStep(self.torch, module, spec)
         self.clock = StepClock(self.torch, spec["device"])
         return {"parameter_count": sum(p.numel() for p in module.parameters()), "block_steps": self.clock.block_steps}
@@ -402,6 +403,28 @@ class Session:
             self.clock.mark()
         return self.clock.collect()
 
+    def evaluate(self, batches_path):
+        """The trained module on a classifier's held-out batches, as held_out_score.cpp scores it: eval mode (no
+        dropout), no gradients, fp32 logits; the cross-entropy summed and the rows whose highest logit is their label."""
+        torch = self.torch
+        batches = load_batches(torch, batches_path, self.module, torch.device(self.spec["device"]))
+        rows, loss_sum, correct = 0, 0.0, 0
+        self.module.eval()
+        try:
+            with torch.no_grad():
+                for batch in batches:
+                    labels = batch["labels"]
+                    logits = self.module(**{k: v for k, v in batch.items() if k != "labels"}).logits.float()
+                    loss_sum += float(torch.nn.functional.cross_entropy(logits, labels, reduction="sum"))
+                    correct += int((logits.argmax(-1) == labels).sum())
+                    rows += labels.numel()
+        except Exception as e:
+            failure = step_failure(torch, e)
+            raise TrialFailure(failure.status, "held_out", failure.message)
+        finally:
+            self.module.train()
+        return {"rows": rows, "loss_sum": loss_sum, "correct": correct}
+
     def finish(self):
         self._catching.__exit__(None, None, None)
         reply = {"compile_info": "", "compile_parts": {}, "peak_memory_bytes": 0,
@@ -428,7 +451,7 @@ def failure_reply(session, e):
 
 
 def serve(requests, replies, new_session=Session):
-    """The protocol loop: start, steps, finish (src/trial/python_trial.h); one JSON line per reply."""
+    """The protocol loop: start, steps, evaluate, finish (src/trial/python_trial.h); one JSON line per reply."""
     session = None
     for line in requests:
         request = json.loads(line)
@@ -441,6 +464,8 @@ def serve(requests, replies, new_session=Session):
                 reply = {"ready": session.start(request["batches"], request["dir"])}
             elif op == "steps":
                 reply = {"steps": session.run_steps(int(request["n"]), request.get("learning_rates"))}
+            elif op == "evaluate":
+                reply = {"evaluate": session.evaluate(request["batches"])}
             elif op == "finish":
                 reply = {"finish": session.finish() if session is not None else {}}
             else:

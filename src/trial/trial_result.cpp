@@ -5,11 +5,22 @@
 #include <algorithm>
 #include <numeric>
 
+#include "util/check.h"
+
 namespace tune {
 
 void to_json(nlohmann::json& j, TrialStatus status) { j = to_string(status); }
 
 void from_json(const nlohmann::json& j, TrialStatus& status) { status = parse_trial_status(j.get<std::string>()); }
+
+void apply_held_out_score(const HeldOutScore& score, double held_out_label_entropy, TrialResult& r) {
+  TUNE_CHECK(score.rows > 0, "a held-out score covers at least one row");
+  r.held_out_rows = score.rows;
+  r.held_out_loss = score.loss_sum / static_cast<double>(score.rows);
+  r.held_out_accuracy = static_cast<double>(score.correct) / static_cast<double>(score.rows);
+  r.score_loss = r.held_out_loss;
+  r.label_prior_loss = held_out_label_entropy;
+}
 
 size_t tail_window(size_t losses) { return std::max<size_t>(2, losses / 4); }
 

@@ -52,10 +52,17 @@ struct TrialResult {
   double tokens_per_second = 0;
   int64_t peak_memory_bytes = 0;      // resident high-water mark of the trial process (CPU)
   std::vector<double> losses;         // loss at every optimizer step, in order
-  double score_loss = 0;              // learning-rate trials: mean loss of the last steps
-  // Classification: the loss of predicting the trained-on labels' frequencies (their entropy), what a model
-  // that learned nothing from the text scores; 0 for other tasks (trial/learned_share.h).
+  // Learning-rate trials: the mean training loss of the last steps, or a classifier's held-out loss where it has
+  // held-out rows (below).
+  double score_loss = 0;
+  // Classification: the loss of predicting the scored labels' frequencies (their entropy: the held-out rows' where
+  // the score is theirs, else the trained-on rows'), what a model that learned nothing from the text scores; 0 for
+  // other tasks (trial/learned_share.h).
   double label_prior_loss = 0;
+  // Classification with held-out rows (data/held_out.h): the trained model scored on them (eval mode, fp32).
+  int64_t held_out_rows = 0;
+  double held_out_loss = 0;       // mean cross-entropy
+  double held_out_accuracy = 0;   // share of rows whose highest logit is their label
   int64_t parameter_count = 0;
   double flops_per_step = 0;          // training matmul FLOPs (models/model_flops.h), for MFU
   std::vector<std::string> warnings;  // libtorch warnings during the trial (graph breaks, syncs), with counts
@@ -71,8 +78,22 @@ struct TrialResult {
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialResult, status, error_stage, error_message, compile_seconds,
     first_step_seconds, later_warmup_seconds, first_steps_seconds, compile_overhead_seconds, step_time_median,
     step_time_ci_low, step_time_ci_high, step_time_cv, steady_state_stop, step_times, samples_per_second,
-    tokens_per_second, peak_memory_bytes, losses, score_loss, label_prior_loss, parameter_count, flops_per_step, warnings,
-    compile_info, wall_seconds, compile_parts, paired)
+    tokens_per_second, peak_memory_bytes, losses, score_loss, label_prior_loss, held_out_rows, held_out_loss,
+    held_out_accuracy, parameter_count, flops_per_step, warnings, compile_info, wall_seconds, compile_parts, paired)
+
+// A classifier's trained model scored on its held-out rows (data/held_out.h), by the trial (trial/held_out_score.h)
+// or by the Python worker, which sends these sums.
+struct HeldOutScore {
+  int64_t rows = 0;
+  double loss_sum = 0;  // cross-entropy summed over the rows
+  int64_t correct = 0;  // rows whose highest logit is their label
+};
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(HeldOutScore, rows, loss_sum, correct)
+
+// The score becomes the trial's: held_out_* set, score_loss the held-out loss, and label_prior_loss the entropy of
+// the held-out labels (the untrained loss a learned share is measured from). Checks that it covers a row.
+void apply_held_out_score(const HeldOutScore& score, double held_out_label_entropy, TrialResult& r);
 
 // A failed result with its stage and message.
 TrialResult failed_result(TrialStatus status, const std::string& stage, const std::string& message);

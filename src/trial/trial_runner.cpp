@@ -11,6 +11,7 @@
 #include "compile/slowed_step.h"
 #include "compile/train_step.h"
 #include "data/batch_source.h"
+#include "data/held_out.h"
 #include "data/training_data.h"
 #include "trial/lr_schedule.h"
 #include "models/model_factory.h"
@@ -18,6 +19,7 @@
 #include "trial/backend_registry.h"
 #include "trial/batch_dump.h"
 #include "trial/device_memory.h"
+#include "trial/held_out_score.h"
 #include "trial/paired_trial.h"
 #include "trial/python_trial.h"
 #include "trial/step_factory.h"
@@ -34,20 +36,23 @@ bool is_out_of_memory(const std::exception& e) {
          what.find("out of memory") != std::string::npos;
 }
 
-std::vector<Batch> trial_batch_pool(const TrialSpec& spec) {
+std::vector<Batch> trial_batch_pool(const TrialSpec& spec, std::vector<Batch>* held_out) {
   std::string data_description;
   std::vector<Batch> pool;
   const torch::Device device(spec.step.device);
-  for (const Batch& b : trial_batches(spec, &data_description)) pool.push_back(b.to(device));
+  for (const Batch& b : trial_batches(spec, &data_description, held_out)) pool.push_back(b.to(device));
+  if (held_out)
+    for (Batch& b : *held_out) b = b.to(device);
   std::fprintf(stderr, "tune: data: %s\n", data_description.c_str());
   return pool;
 }
 
-std::unique_ptr<TrainStep> build_trial_step(const TrialSpec& spec, TrialResult& r) {
+std::unique_ptr<TrainStep> build_trial_step(const TrialSpec& spec, TrialResult& r, TrainableModel* kept) {
   auto model = build_model_with_weights(spec.model, spec.seed, spec.weights_dir, spec.step.attention);
   model.module->to(torch::Device(spec.step.device));
   r.parameter_count = parameter_count(*model.module);
   model.module->train();
+  if (kept) *kept = model;  // the same module: the step trains its parameters in place
   auto step = make_train_step(spec.step.backend, model,
                               StepOptions{spec.learning_rate, spec.step.precision, spec.step.optimizer,
                                           has_lr_schedule(spec)});
@@ -83,18 +88,16 @@ namespace {
 // A classifier's batches: the entropy of their labels' frequencies (trial_result.h); 0 for other tasks.
 double label_prior_loss(const TrialSpec& spec, const std::vector<Batch>& batches) {
   if (spec.model.task != "sequence_classification" || spec.model.num_labels < 2) return 0;
-  std::vector<torch::Tensor> labels;
-  for (const Batch& b : batches) labels.push_back(b.labels.cpu());
-  const torch::Tensor counts = torch::bincount(torch::cat(labels), {}, spec.model.num_labels).to(torch::kDouble);
-  const torch::Tensor p = counts / counts.sum();
-  return -torch::where(p > 0, p * p.log(), torch::zeros_like(p)).sum().item<double>();
+  return batches_label_entropy(batches);
 }
 
 TrialResult run_trial_body(const TrialSpec& spec) {
   TrialResult r;
   WarningCapture warnings;
-  auto step = build_trial_step(spec, r);
-  const std::vector<Batch> pool = trial_batch_pool(spec);
+  TrainableModel model;
+  auto step = build_trial_step(spec, r, &model);
+  std::vector<Batch> held_out;
+  const std::vector<Batch> pool = trial_batch_pool(spec, &held_out);
   r.flops_per_step = trial_flops_per_step(spec, pool.front());
   r.label_prior_loss = label_prior_loss(spec, pool);
   if (!prepare_trial_step(spec, *step, pool.front(), r)) return r;
@@ -106,6 +109,8 @@ TrialResult run_trial_body(const TrialSpec& spec) {
   if (!info.empty()) r.compile_info += "; " + info;
   r.status = TrialStatus::ok;
   summarise_steps(spec, r);
+  if (r.ok() && !held_out.empty())
+    apply_held_out_score(score_held_out(model, held_out), batches_label_entropy(held_out), r);
   return r;
 }
 
@@ -126,9 +131,10 @@ void set_trial_threads(int threads) {
 
 }  // namespace
 
-std::vector<Batch> trial_batches(const TrialSpec& spec, std::string* data_description) {
-  auto source = make_batch_source(spec.model, load_training_data(spec.model, spec.data, data_description), spec.seq_len,
-                                  spec.batch_size, spec.seed + 1);
+std::vector<Batch> trial_batches(const TrialSpec& spec, std::string* data_description, std::vector<Batch>* held_out) {
+  TrainingData data = load_training_data(spec.model, spec.data, data_description);
+  if (held_out) *held_out = held_out_batches(data.held_out, spec.model, spec.seq_len, spec.batch_size);
+  auto source = make_batch_source(spec.model, std::move(data), spec.seq_len, spec.batch_size, spec.seed + 1);
   // Throughput trials cycle 16 batches; a learning-rate trial sees fresh data at every step (up to 4096
   // batches), or a long run at a small batch would memorise 16 batches and score a loss no real run reaches.
   const int distinct = spec.purpose == TrialPurpose::learning_rate ? 4096 : 16;
@@ -158,17 +164,24 @@ struct RemovedAtEnd {
 // backend trains on), and runs the measurement protocol on the worker's steps (never throwing).
 TrialResult run_worker_trial_body(const TrialSpec& spec, const std::string& work_dir) {
   std::string description;
-  const std::vector<Batch> batches = trial_batches(spec, &description);  // bad data: invalid, as in any trial
+  std::vector<Batch> held_out;
+  const std::vector<Batch> batches = trial_batches(spec, &description, &held_out);  // bad data: invalid, as in any trial
   std::fprintf(stderr, "tune: data: %s\n", description.c_str());
   const RemovedAtEnd copy{std::filesystem::path(work_dir) / "batches.pt"};
+  const RemovedAtEnd held_out_copy{std::filesystem::path(work_dir) / "held_out.pt"};
+  WorkerHeldOut scored;
   try {
     dump_batches(batches, copy.path.string());
+    if (!held_out.empty()) {
+      dump_batches(held_out, held_out_copy.path.string());
+      scored = {held_out_copy.path.string(), batches_label_entropy(held_out)};
+    }
   } catch (const std::exception& e) {
     return failed_result(TrialStatus::crashed, "dump_batches", e.what());
   }
-  TrialResult r = run_python_worker_trial(spec, copy.path.string(), work_dir);
+  TrialResult r = run_python_worker_trial(spec, copy.path.string(), work_dir, {}, scored);
   r.flops_per_step = trial_flops_per_step(spec, batches.front());
-  r.label_prior_loss = label_prior_loss(spec, batches);
+  if (r.held_out_rows == 0) r.label_prior_loss = label_prior_loss(spec, batches);
   if (r.ok()) log_compiled_step(spec.step.backend, r.compile_seconds, r.compile_info);  // compiled inside its steps
   return r;
 }

@@ -22,17 +22,21 @@ TrialResult run_trial_in_process(const TrialSpec& spec, const std::string& work_
 
 // The batches a trial cycles through, in order, on the CPU: the same for every backend (the Python worker gets
 // them dumped, data/batch_dump.h). Also describes the data and tokenizer. Throws std::invalid_argument on bad data.
-std::vector<Batch> trial_batches(const TrialSpec& spec, std::string* data_description);
+// held_out (when given) receives the held-out rows' batches (data/held_out.h): empty where the spec holds none out.
+std::vector<Batch> trial_batches(const TrialSpec& spec, std::string* data_description,
+                                 std::vector<Batch>* held_out = nullptr);
 
 // Training FLOPs of one step (models/model_flops.h) for batches shaped like `example`.
 double trial_flops_per_step(const TrialSpec& spec, const Batch& example);
 
 // The parts a trial is made of, shared with paired trials (trial/paired_trial.h):
 // The spec's batch pool, moved to its device (logs where the data came from).
-std::vector<Batch> trial_batch_pool(const TrialSpec& spec);
+// held_out (when given) receives the held-out batches, moved there too.
+std::vector<Batch> trial_batch_pool(const TrialSpec& spec, std::vector<Batch>* held_out = nullptr);
 // The spec's seeded model and its backend's training step (slowed down when the spec injects it), not prepared;
-// sets r.parameter_count. Throws std::invalid_argument for a bad model or backend.
-std::unique_ptr<TrainStep> build_trial_step(const TrialSpec& spec, TrialResult& r);
+// sets r.parameter_count, and `kept` (when given) to the model the step trains. Throws std::invalid_argument for a
+// bad model or backend.
+std::unique_ptr<TrainStep> build_trial_step(const TrialSpec& spec, TrialResult& r, TrainableModel* kept = nullptr);
 // Prepares (compiles) the step on `example`; false with r set to the compile error.
 bool prepare_trial_step(const TrialSpec& spec, TrainStep& step, const Batch& example, TrialResult& r);
 // Whether a step's exception means it ran out of memory (oom) rather than crashed.

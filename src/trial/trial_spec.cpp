@@ -46,7 +46,7 @@ const std::vector<KeyField>& spec_key_fields() {
       {"step_clock", KeyRule::unless_default}, {"inject_slowdown", KeyRule::unless_default},
       {"compile_mode", KeyRule::unless_default}, {"dynamic_shapes", KeyRule::unless_default},
       {"lr_schedule", KeyRule::unless_default}, {"lr_warmup_steps", KeyRule::unless_default},
-      {"repeat", KeyRule::unless_default},
+      {"repeat", KeyRule::unless_default}, {"held_out_share", KeyRule::unless_default},
       // Only a paired trial has them.
       {"paired_backends", KeyRule::paired_only}, {"paired_rounds", KeyRule::paired_only},
       {"paired_block_steps", KeyRule::paired_only}, {"slowed_backend", KeyRule::paired_only},
