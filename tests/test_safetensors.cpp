@@ -2,11 +2,14 @@
 // files, and a missing or mis-shaped tensor named in the error.
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include <torch/torch.h>
 
 #include "models/hf_weights.h"
 #include "models/model_factory.h"
 #include "models/safetensors.h"
+#include "models/safetensors_header.h"
 #include "test_helpers.h"
 
 using namespace tune;
@@ -36,6 +39,28 @@ TEST(Safetensors, MalformedFilesAreNamed) {
   std::string bad_json = std::string("\x05\0\0\0\0\0\0\0", 8) + "{nope";
   const std::string garbled = write_file(dir / "garbled.safetensors", bad_json);
   EXPECT_NE(error_of([&] { read_safetensors(garbled); }).find("not valid JSON"), std::string::npos);
+}
+
+// A shape or offset that is not a whole number (the fuzzer's float 1e29 in a shape) is a malformed file, named with
+// the key and the value, not a conversion.
+TEST(Safetensors, AShapeOrOffsetThatIsNotAWholeNumberIsNamed) {
+  const auto header_of = [](const std::string& json) {
+    std::string bytes(8, '\0');
+    const uint64_t size = json.size();
+    std::memcpy(bytes.data(), &size, 8);
+    return bytes + json + std::string(16, '\0');
+  };
+  const std::string float_dim =
+      header_of(R"({"a": {"dtype": "F32", "shape": [2, 1e29], "data_offsets": [0, 8]}})");
+  const std::string error = error_of([&] { parse_safetensors_header(float_dim.data(), float_dim.size(), "f"); });
+  EXPECT_NE(error.find("'shape' holds 1e+29, expected a whole number"), std::string::npos) << error;
+  const std::string negative_offset =
+      header_of(R"({"a": {"dtype": "F32", "shape": [2], "data_offsets": [-8, 8]}})");
+  EXPECT_NE(error_of([&] { parse_safetensors_header(negative_offset.data(), negative_offset.size(), "f"); })
+                .find("'data_offsets' holds -8, expected a whole number of at least 0"),
+            std::string::npos);
+  const std::string good = header_of(R"({"a": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}})");
+  EXPECT_NO_THROW(parse_safetensors_header(good.data(), good.size(), "f"));
 }
 
 TEST(HfWeights, MissingAndMisShapedTensorsAreNamed) {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
+#include <type_traits>
 
 namespace tune {
 namespace {
@@ -29,6 +30,22 @@ size_t checked_bytes(const std::vector<int64_t>& shape, size_t element_size, con
   return bytes;
 }
 
+// info[key] as integers: a float or a string there is a malformed file, never a cast (a float past the integer
+// range converted to one is undefined behaviour; the fuzzer found one in "shape").
+template <typename Integer>
+std::vector<Integer> integer_list(const nlohmann::json& info, const char* key, const std::string& where) {
+  const nlohmann::json& list = info.at(key);
+  if (!list.is_array()) throw std::invalid_argument(where + ": '" + key + "' is not a list");
+  std::vector<Integer> values;
+  for (const nlohmann::json& v : list) {
+    if (!v.is_number_integer() || (std::is_unsigned<Integer>::value && !v.is_number_unsigned()))
+      throw std::invalid_argument(where + ": '" + key + "' holds " + v.dump() + ", expected a whole number" +
+                                  (std::is_unsigned<Integer>::value ? " of at least 0" : ""));
+    values.push_back(v.get<Integer>());
+  }
+  return values;
+}
+
 SafetensorsEntry entry_from(const std::string& name, const nlohmann::json& info, size_t data_size,
                             const std::string& where) {
   SafetensorsEntry e;
@@ -36,8 +53,8 @@ SafetensorsEntry entry_from(const std::string& name, const nlohmann::json& info,
   e.dtype = info.at("dtype").get<std::string>();
   const size_t element_size = safetensors_element_size(e.dtype);
   if (element_size == 0) throw std::invalid_argument(where + ": unsupported safetensors dtype '" + e.dtype + "'");
-  e.shape = info.at("shape").get<std::vector<int64_t>>();
-  const auto offsets = info.at("data_offsets").get<std::vector<size_t>>();
+  e.shape = integer_list<int64_t>(info, "shape", where);
+  const auto offsets = integer_list<size_t>(info, "data_offsets", where);
   const size_t bytes = checked_bytes(e.shape, element_size, where);
   if (offsets.size() != 2 || offsets[1] > data_size || offsets[0] > offsets[1] || offsets[1] - offsets[0] != bytes)
     throw std::invalid_argument(where + ": data_offsets do not match its dtype and shape");
