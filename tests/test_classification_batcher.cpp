@@ -26,6 +26,21 @@ ModelConfig roberta_classifier() {  // RoBERTa's ids (<s> 0, <pad> 1, </s> 2) sh
   return c;
 }
 
+// A learning-rate trial of the tiny classifier on the CSV at `dataset`, seq 16, one thread, one warm-up step.
+TrialSpec classifier_rate_spec(const std::string& dataset, int batch_size, int train_steps) {
+  TrialSpec s;
+  s.model = resolve_model("distilbert-sst2-tiny");
+  s.data.dataset_path = dataset;
+  s.seq_len = 16;
+  s.batch_size = batch_size;
+  s.learning_rate = 1e-3;
+  s.threads = 1;
+  s.purpose = TrialPurpose::learning_rate;
+  s.train_steps = train_steps;
+  s.measure.warmup_steps = 1;
+  return s;
+}
+
 }  // namespace
 
 TEST(ClassificationBatcher, WrapsTruncatesAndPads) {
@@ -110,17 +125,8 @@ TEST(ClassificationData, FallbackLabelsCorpusSentencesByPart) {
 // loss a rate must learn 10% below (trial/learned_share.h).
 TEST(ClassificationData, ATrialRecordsItsLabelPriorLoss) {
   const auto dir = tune::testing::temp_dir("cls-prior");
-  TrialSpec s;
-  s.model = resolve_model("distilbert-sst2-tiny");
-  s.data.dataset_path = tune::testing::write_file(
-      dir / "d.csv", "text,label\ngood food,yes\ngreat taste,yes\nnice tea,yes\nstale bread,no\n");
-  s.seq_len = 16;
-  s.batch_size = 4;
-  s.learning_rate = 1e-3;
-  s.threads = 1;
-  s.purpose = TrialPurpose::learning_rate;
-  s.train_steps = 20;
-  s.measure.warmup_steps = 1;
+  const std::string csv = "text,label\ngood food,yes\ngreat taste,yes\nnice tea,yes\nstale bread,no\n";
+  TrialSpec s = classifier_rate_spec(tune::testing::write_file(dir / "d.csv", csv), 4, 20);
   const TrialResult r = run_trial_in_process(s);
   ASSERT_TRUE(r.ok()) << r.error_message;
   std::map<int64_t, double> counts;
@@ -207,17 +213,8 @@ TEST(HeldOut, HeldOutBatchesKeepEveryRowInOrder) {
 // steps' training loss), its untrained loss their labels' entropy, and the log says how many rows were held out.
 TEST(ClassificationData, ALearningRateTrialIsScoredOnItsHeldOutRows) {
   const auto dir = tune::testing::temp_dir("cls-held-out");
-  TrialSpec s;
-  s.model = resolve_model("distilbert-sst2-tiny");
-  s.data.dataset_path = tune::testing::write_file(dir / "d.csv", labelled_csv(400));
+  TrialSpec s = classifier_rate_spec(tune::testing::write_file(dir / "d.csv", labelled_csv(400)), 8, 12);
   s.data.held_out_share = 0.1;
-  s.seq_len = 16;
-  s.batch_size = 8;
-  s.learning_rate = 1e-3;
-  s.threads = 1;
-  s.purpose = TrialPurpose::learning_rate;
-  s.train_steps = 12;
-  s.measure.warmup_steps = 1;
   std::string description;
   TrainingData data = load_training_data(s.model, s.data, &description);
   ASSERT_EQ(data.held_out.size(), 40u);

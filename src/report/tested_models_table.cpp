@@ -49,10 +49,15 @@ LearningRatePoint rate_point(double rate, const std::vector<const StoredTrial*>&
     point.held_out_rows = std::max(point.held_out_rows, t->result.held_out_rows);
     if (!t->result.ok()) point.status = t->result.status;
   }
-  for (const auto& [seed, loss] : start_losses) point.start_loss += loss / start_losses.size();
-  for (const auto& [seed, loss] : prior_losses) point.label_prior_loss += loss / prior_losses.size();
-  for (const auto& [seed, accuracy] : accuracies) point.held_out_accuracy += accuracy / accuracies.size();
-  for (const auto& [seed, score] : point.seed_scores) point.score_loss += score / point.seed_scores.size();
+  const auto mean = [](const std::map<uint64_t, double>& by_seed) {
+    double sum = 0;
+    for (const auto& entry : by_seed) sum += entry.second / by_seed.size();
+    return sum;
+  };
+  point.start_loss = mean(start_losses);
+  point.label_prior_loss = mean(prior_losses);
+  point.held_out_accuracy = mean(accuracies);
+  point.score_loss = mean(point.seed_scores);
   point.seeds = static_cast<int>(point.seed_scores.size());
   return point;
 }
