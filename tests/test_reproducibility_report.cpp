@@ -94,3 +94,39 @@ TEST(Reproducibility, ABatchWithinOneSittingsNoiseIsATie) {
   EXPECT_EQ(find(compare_sittings(narrow, second), "bert-tiny fp32 seq 32", "batch native").agreement,
             Agreement::differs);
 }
+
+// A bound the table marks holds the other sitting's value: a rate at the edge of those tried ("≥1e-4" holds 3e-3;
+// "≤4.2e-3" and "≥2.7e-3" overlap), a batch whose ramp the budget cut (at least 16 holds 64). Counted as a bound,
+// apart from ties; a bound that excludes the other's value differs, and the report gives the count without bounds.
+TEST(Reproducibility, AMarkedBoundThatHoldsTheOtherSittingsValueIsABound) {
+  Json eager = backend("eager", 16, 1e-4), jit = backend("jit", 16, 4.2e-3);
+  eager["learning_rate_edge"] = "above";
+  jit["learning_rate_edge"] = "below";
+  jit["batch_limit"] = "budget";
+  const Json first = {{"rows", {row("bert-tiny", eager, jit, paired("faster", 1.2, 1.1, 1.3),
+                                    {{"eager", eager}, {"jit", jit}})}}};
+  Json eager2 = backend("eager", 8, 3e-3), jit2 = backend("jit", 64, 2.7e-3);
+  jit2["learning_rate_edge"] = "above";
+  const Json second = {{"rows", {row("bert-tiny", eager2, jit2, paired("faster", 1.2, 1.1, 1.3),
+                                     {{"eager", eager2}, {"jit", jit2}})}}};
+  const std::string bert = "bert-tiny fp32 seq 32";
+  const ReproducibilityComparison c = compare_sittings(first, second);
+  EXPECT_EQ(find(c, bert, "rate native").agreement, Agreement::bound);
+  EXPECT_EQ(find(c, bert, "rate native").first, "≥1.0e-04");
+  EXPECT_EQ(find(c, bert, "rate compiled").agreement, Agreement::bound);
+  EXPECT_EQ(find(c, bert, "batch compiled").agreement, Agreement::bound);
+  EXPECT_EQ(find(c, bert, "batch compiled").first, "jit 16 (budget)");
+  EXPECT_EQ(find(c, bert, "batch native").agreement, Agreement::differs);  // 16, not cut, against 8
+
+  Json below = first;
+  below["rows"][0]["native"]["learning_rate_edge"] = "below";  // ≤1e-4 excludes 3e-3
+  below["rows"][0]["compiled"]["batch_size"] = 128;            // at least 128 excludes 64
+  const ReproducibilityComparison apart = compare_sittings(below, second);
+  EXPECT_EQ(find(apart, bert, "rate native").agreement, Agreement::differs);
+  EXPECT_EQ(find(apart, bert, "batch compiled").agreement, Agreement::differs);
+
+  std::ostringstream md;
+  pick_reporter("reproducibility", "md", reproducibility_reporters())->write(md, c);
+  EXPECT_NE(md.str().find("3 through a bound"), std::string::npos) << md.str();
+  EXPECT_NE(md.str().find("| rate native | ≥1.0e-04 | 3.0e-03 | bound |"), std::string::npos) << md.str();
+}

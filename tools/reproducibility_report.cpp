@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <utility>
 #include <set>
 
 #include "util/table_format.h"
@@ -77,9 +78,16 @@ Decision compile_decision(const std::string& name, const Json& a, const Json& b)
   return d;
 }
 
+// A batch size the budget or the trial cap ended the ramp at: the table marks it, and a larger size may be faster.
+bool batch_is_bound(const Json& backend) {
+  const std::string limit = backend.value("batch_limit", "");
+  return limit == "budget" || limit == "trials";
+}
+
 std::string batch_text(const Json& backend, bool with_name) {
   if (!backend.contains("batch_size")) return "-";
-  return (with_name ? backend.value("backend", "?") + " " : "") + std::to_string(backend.value("batch_size", 0));
+  return (with_name ? backend.value("backend", "?") + " " : "") + std::to_string(backend.value("batch_size", 0)) +
+         (batch_is_bound(backend) ? " (" + backend.value("batch_limit", "") + ")" : "");
 }
 
 // A sitting's sizes within its noise (the table's batch_sizes_within_noise) hold the other's size, same backend.
@@ -93,13 +101,23 @@ bool batch_covers(const Json& tie, const Json& other) {
   return false;
 }
 
+// A sitting's cut ramp (at least its size) holds the other's size, same backend.
+bool batch_bound_covers(const Json& bound, const Json& other) {
+  return batch_is_bound(bound) && other.contains("batch_size") &&
+         bound.value("backend", "") == other.value("backend", "") &&
+         other.value("batch_size", 0) >= bound.value("batch_size", 0);
+}
+
 Decision batch_decision(const std::string& name, const Json& a, const Json& b, const char* which) {
   const bool compiled = std::string(which) == "compiled";
   const Json &x = side(a, which), &y = side(b, which);
   Decision d{name, std::string("batch ") + which, batch_text(x, compiled), batch_text(y, compiled)};
-  d.agreement = d.first == d.second                           ? Agreement::same
-                : batch_covers(x, y) || batch_covers(y, x)     ? Agreement::tie
-                                                              : Agreement::differs;
+  const bool same = x.value("batch_size", 0) == y.value("batch_size", 0) &&
+                    (!compiled || x.value("backend", "") == y.value("backend", ""));
+  d.agreement = same                                                  ? Agreement::same
+                : batch_covers(x, y) || batch_covers(y, x)             ? Agreement::tie
+                : batch_bound_covers(x, y) || batch_bound_covers(y, x) ? Agreement::bound
+                                                                      : Agreement::differs;
   return d;
 }
 
@@ -109,15 +127,27 @@ std::string rate_text(const Json& backend) {
   if (!backend.contains("learning_rate") || !backend.at("screened_out").is_null()) return "-";
   const double rate = number_or(backend, "learning_rate", 0);
   const double tie = number_or(backend, "learning_rate_tie_with", 0);
-  return tie > 0 ? strf("%.1e or %.1e", rate, tie) : strf("%.1e", rate);
+  const std::string edge = backend.value("learning_rate_edge", "");
+  const std::string mark = edge == "above" ? "≥" : edge == "below" ? "≤" : "";
+  return tie > 0 ? strf("%.1e or %.1e", rate, tie) : mark + strf("%.1e", rate);
 }
 
-// Equal rates, or a tie in one sitting that names the other's rate.
+// The rates a sitting's answer allows: [rate, rate], or open on the side its edge mark says.
+std::pair<double, double> rate_range(const Json& backend) {
+  const double rate = number_or(backend, "learning_rate", 0);
+  const std::string edge = backend.value("learning_rate_edge", "");
+  return {edge == "below" ? 0.0 : rate * (1 - 1e-6), edge == "above" ? HUGE_VAL : rate * (1 + 1e-6)};
+}
+
+// Equal rates, a tie in one sitting that names the other's rate, or ranges (an edge's bound) that overlap.
 Agreement rate_agreement(const Json& x, const Json& y) {
   const double rx = number_or(x, "learning_rate", 0), ry = number_or(y, "learning_rate", 0);
   if (same_rate(rx, ry)) return Agreement::same;
   const double tx = number_or(x, "learning_rate_tie_with", 0), ty = number_or(y, "learning_rate_tie_with", 0);
-  return same_rate(tx, ry) || same_rate(ty, rx) ? Agreement::tie : Agreement::differs;
+  if (same_rate(tx, ry) || same_rate(ty, rx)) return Agreement::tie;
+  const auto [x_low, x_high] = rate_range(x);
+  const auto [y_low, y_high] = rate_range(y);
+  return std::max(x_low, y_low) <= std::min(x_high, y_high) ? Agreement::bound : Agreement::differs;
 }
 
 Decision rate_decision(const std::string& name, const Json& a, const Json& b, const char* which) {
@@ -171,7 +201,13 @@ std::string sitting_label(const Json& table) {
 }
 
 const char* agreement_word(Agreement a) {
-  return a == Agreement::same ? "yes" : a == Agreement::tie ? "tie" : "**no**";
+  switch (a) {
+    case Agreement::same: return "yes";
+    case Agreement::tie: return "tie";
+    case Agreement::bound: return "bound";
+    case Agreement::differs: break;
+  }
+  return "**no**";
 }
 
 class ReproducibilityMarkdownReporter : public Reporter<ReproducibilityComparison> {
@@ -179,11 +215,15 @@ class ReproducibilityMarkdownReporter : public Reporter<ReproducibilityCompariso
   std::string format() const override { return "md"; }
   void write(std::ostream& out, const ReproducibilityComparison& c) const override {
     const int n = static_cast<int>(c.decisions.size());
-    const int same = c.count(Agreement::same), ties = c.count(Agreement::tie);
+    const int same = c.count(Agreement::same), ties = c.count(Agreement::tie), bounds = c.count(Agreement::bound);
+    const int agree = same + ties + bounds;
+    const auto percent = [n](int k) { return n ? 100.0 * k / n : 0.0; };
     out << "Sitting 1: " << c.first_label << ". Sitting 2: " << c.second_label << ".\n\n"
         << strf("**%d of %d decisions agree (%.0f%%)**: %d the same, %d through a tie (one sitting's interval or "
-                "rate tie covers the other's answer). %d differ.\n\n",
-                same + ties, n, n ? 100.0 * (same + ties) / n : 0.0, same, ties, n - same - ties);
+                "rate tie covers the other's answer), %d through a bound (one sitting's answer is a bound its table "
+                "marks, a rate at the edge of those tried or a batch whose ramp was cut, and the other's lies within "
+                "it); without the bounds %d (%.0f%%). %d differ.\n\n",
+                agree, n, percent(agree), same, ties, bounds, same + ties, percent(same + ties), n - agree);
     out << "| row | decision | sitting 1 | sitting 2 | agree |\n| --- | --- | --- | --- | --- |\n";
     for (const auto& d : c.decisions)
       out << "| " << d.row << " | " << d.what << " | " << d.first << " | " << d.second << " | "

@@ -2,8 +2,10 @@
 // searches run in two sittings at least an hour apart into fresh stores, and each row's decisions compared. A
 // decision agrees when both sittings took it alike, or when one sitting shows a tie that covers the other's value
 // (a paired verdict of no difference whose interval holds the other's speed-up; a rate tie naming the other's
-// rate; a batch size within the noise of the other sitting's, by its confirmation rounds). Ties are counted
-// apart: a table where everything ties agrees trivially and answers nothing.
+// rate; a batch size within the noise of the other sitting's, by its confirmation rounds), or when one sitting's
+// answer is a bound its table marks and the other's value lies within it (a rate at the edge of the rates tried,
+// "≥3e-4"; a batch size whose ramp the budget or the trial cap ended, so a larger size may be faster). Ties and
+// bounds are counted apart: a table where everything ties agrees trivially and answers nothing.
 #pragma once
 #include <string>
 #include <vector>
@@ -14,7 +16,7 @@
 
 namespace tune {
 
-enum class Agreement { same, tie, differs };
+enum class Agreement { same, tie, bound, differs };
 
 struct Decision {
   std::string row;   // "bert-tiny fp32"

@@ -1,9 +1,11 @@
 // The screen (search scope, first): one throughput trial per backend x precision at one batch, stored in that
-// pair's study (where its batch stage reuses it), then judge_screen's verdicts (engine/screening.h): the pairs that
+// pair's study (where its batch stage reuses it), a second round for a precision the first would drop (its fastest
+// pair and its reference again, engine/screening.h: screen_rechecks), then judge_screen's verdicts: the pairs that
 // cannot win are not searched. Runs when the request asks for it (the default coverage) and there are two pairs
 // or more. Reads screen_batch_size (within min/max_batch_size), ramp_learning_rate, screen_keep_share,
 // screen_budget_share and trial_timeout.
 #include <algorithm>
+#include <array>
 
 #include "engine/search_stage.h"
 #include "engine/stage_list.h"
@@ -15,6 +17,9 @@
 
 namespace tune {
 namespace {
+
+// A second round may take this share of the budget left (ScreenStage::recheck).
+constexpr double kRecheckBudgetShare = 0.25;
 
 class ScreenStage : public SearchStage {
  public:
@@ -39,36 +44,76 @@ class ScreenStage : public SearchStage {
  private:
   std::vector<ScreenEntry> screen(SearchRun& search) const;
   double trial_limit(double left, const std::vector<ScreenEntry>& done, size_t pairs_left, bool baseline) const;
-  void judge(SearchRun& search, std::vector<ScreenEntry>& entries, const std::vector<double>& limits) const;
+  void recheck(SearchRun& search, const std::vector<ScreenEntry>& entries, std::vector<BackendOutcome>& outcomes,
+               const std::vector<double>& limits, ScreenRecheck& second) const;
+  void judge(SearchRun& search, std::vector<ScreenEntry>& entries, const std::vector<double>& limits,
+             const std::vector<ScreenRecheck>& rechecks) const;
 
   const int batch_;
   const double learning_rate_, keep_share_, budget_share_, trial_timeout_;
 };
 
-// Each pair's trial in its study, within its limit; a stop request ends the screen with what it measured.
+// Each pair's trial in its study, within its limit, then the second rounds; a stop request ends the screen with
+// what it measured.
 std::vector<ScreenEntry> ScreenStage::screen(SearchRun& search) const {
   const size_t pairs = search.pairs.size();
   search.progress << "tune: screening " << pairs << " backend x precision pairs at batch " << batch_ << "\n"
                   << std::flush;
   std::vector<ScreenEntry> entries;
+  std::vector<BackendOutcome> outcomes;
   const double screen_end = search.elapsed() + budget_share_ * search.budget;
   std::vector<double> limits;
-  for (const SearchPair& pair : search.pairs) {
-    BackendOutcome outcome = search.open_study(pair.backend, pair.precision);
-    StudyTrials trials(search, outcome, search.budget);
-    trials.set_timeout(trial_limit(screen_end - search.elapsed(), entries, pairs - entries.size(),
-                                   pair.backend == kNativeBackend));
-    limits.push_back(*trials.timeout());
-    try {
+  try {
+    for (const SearchPair& pair : search.pairs) {
+      outcomes.push_back(search.open_study(pair.backend, pair.precision));
+      StudyTrials trials(search, outcomes.back(), search.budget);
+      trials.set_timeout(trial_limit(screen_end - search.elapsed(), entries, pairs - entries.size(),
+                                     pair.backend == kNativeBackend));
+      limits.push_back(*trials.timeout());
       if (stop_signal() != 0) return entries;
       const TrialResult result = trials.stored_or_run({batch_, learning_rate_, 0});
-      entries.push_back({pair.backend, pair.precision, batch_, result, true, "", outcome.study_id});
-    } catch (const StopRequested&) {
-      return entries;  // a screen cut short judges nothing: no verdict stored, the rerun screens again
+      entries.push_back({pair.backend, pair.precision, batch_, result, true, "", outcomes.back().study_id});
     }
+    std::vector<ScreenRecheck> rechecks = screen_rechecks(entries, keep_share_);
+    for (ScreenRecheck& second : rechecks) recheck(search, entries, outcomes, limits, second);
+    judge(search, entries, limits, rechecks);
+  } catch (const StopRequested&) {
+    return entries;  // a screen cut short judges nothing: no verdict stored, the rerun screens again
   }
-  judge(search, entries, limits);
   return entries;
+}
+
+// The second round of one precision: its pair and its reference in the reverse of round 1's order, each a new
+// trial (repeat kScreenRecheckRepeat) under its round-1 limit. It runs when its two round-1 trials took at most a
+// quarter of the budget left: dropping a precision drops its whole row, but a second round that would eat the
+// search's budget costs more than it saves.
+void ScreenStage::recheck(SearchRun& search, const std::vector<ScreenEntry>& entries,
+                          std::vector<BackendOutcome>& outcomes, const std::vector<double>& limits,
+                          ScreenRecheck& second) const {
+  const double cost = entries[second.pair].result.wall_seconds + entries[second.reference].result.wall_seconds;
+  const double left = search.budget - search.elapsed();
+  if (cost > kRecheckBudgetShare * left) {
+    search.progress << strf("tune: screen: no second round for %s: its two trials took %s, over a quarter of the "
+                            "%s left\n", second.precision.c_str(), format_duration(cost).c_str(),
+                            format_duration(left).c_str());
+    return;
+  }
+  std::array<size_t, 2> order{second.pair, second.reference};
+  if (second.pair < second.reference) std::swap(order[0], order[1]);
+  search.progress << "tune: screen: a second round for " << second.precision << ", whose one trial each would drop it: "
+                  << entries[order[0]].backend << " " << entries[order[0]].precision << ", then "
+                  << entries[order[1]].backend << " " << entries[order[1]].precision << "\n" << std::flush;
+  std::array<double, 2> samples_per_second{};
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (stop_signal() != 0) throw StopRequested();
+    StudyTrials trials(search, outcomes[order[i]], search.budget);
+    trials.set_repeat(kScreenRecheckRepeat);
+    trials.set_timeout(limits[order[i]]);
+    const TrialResult result = trials.stored_or_run({batch_, learning_rate_, 0});
+    if (!result.ok()) return;
+    samples_per_second[order[i] == second.pair ? 0 : 1] = result.samples_per_second;
+  }
+  second.share = samples_per_second[0] / samples_per_second[1];
 }
 
 // A screening trial's time limit: what is left of the screen's share, less what the pairs after it are expected
@@ -87,8 +132,9 @@ double ScreenStage::trial_limit(double left, const std::vector<ScreenEntry>& don
 }
 
 // The verdicts, each said in the progress and stored with its study (a dropped study's row says why).
-void ScreenStage::judge(SearchRun& search, std::vector<ScreenEntry>& entries, const std::vector<double>& limits) const {
-  judge_screen(entries, kNativeBackend, keep_share_);
+void ScreenStage::judge(SearchRun& search, std::vector<ScreenEntry>& entries, const std::vector<double>& limits,
+                        const std::vector<ScreenRecheck>& rechecks) const {
+  judge_screen(entries, kNativeBackend, keep_share_, rechecks);
   for (size_t i = 0; i < entries.size(); ++i)
     if (entries[i].result.status == TrialStatus::timeout && limits[i] < trial_timeout_)
       entries[i].reason += strf(" (its limit within the screen's %.0f%% of the budget: %s; a larger --budget tries it)",

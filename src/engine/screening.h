@@ -1,7 +1,9 @@
 // What the default search covers on an instance (every precision its hardware runs fast, every compiler there)
 // and the screen that times each backend x precision at one batch and drops those that cannot win.
 #pragma once
+#include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,11 +38,34 @@ struct ScreenEntry {
   int64_t study_id = 0;  // the study its trial is stored in (and its verdict)
 };
 
-// Keeps what can win: an entry within keep_share of the best samples/s at the screening batch, or below it by less
-// than the screen's noise band (one trial each: the search decides those); in a precision
-// with such an entry, its native backend too (the baseline of that precision's speed-ups) and its fastest
-// compiled backend (whose search says whether compiling pays off). Drops the rest, failed trials included,
-// saying why.
-void judge_screen(std::vector<ScreenEntry>& entries, const std::string& native_backend, double keep_share);
+// A second round for a precision the first would drop on speed: its fastest pair and the pair it was judged
+// against (its reference), measured again one after the other in the reverse order. One trial on a 2-core VM can
+// be slowed 2-3x by a burst (issue 33: roberta-tiny eager bf16 at 98% of eager fp32 in one sitting, 62% in the
+// next), so a precision's whole row is dropped only when two rounds agree.
+// TrialSpec::repeat of a screening trial measured again in the second round, apart from the confirmation's rounds
+// 1, 2, ...
+constexpr int kScreenRecheckRepeat = -1;
+
+struct ScreenRecheck {
+  std::string precision;
+  size_t pair = 0;       // entries' index: the precision's fastest pair that ran
+  size_t reference = 0;  // entries' index: the fastest pair comparable with it (its backend ran at the precision)
+  std::optional<double> share;  // round 2's samples/s of pair over reference; none where either did not run
+};
+
+// The precisions round 1 would drop on speed alone whose fastest pair reached at least half its reference: below
+// that one trial stands (a burst slows a trial 2-3x, rarely more, and a full-size model's fp32 at a third of bf16
+// would spend minutes of compiles on a second round).
+std::vector<ScreenRecheck> screen_rechecks(const std::vector<ScreenEntry>& entries, double keep_share);
+
+// Keeps what can win: an entry within keep_share of the fastest comparable entry's samples/s at the screening
+// batch, or below it by less than the screen's noise band (one trial each: the search decides those); in a
+// precision with such an entry, or whose second round (`rechecks`) put its fastest pair within the band, its native
+// backend too (the baseline of that precision's speed-ups) and its fastest compiled backend (whose search says
+// whether compiling pays off). Drops the rest, failed trials included, saying why. The comparable entries of a
+// precision are those of the backends that ran at it: a precision is not judged by a compiler whose trial at it
+// timed out (Inductor fp32 compiled within the screen's share where Inductor bf16 did not).
+void judge_screen(std::vector<ScreenEntry>& entries, const std::string& native_backend, double keep_share,
+                  const std::vector<ScreenRecheck>& rechecks = {});
 
 }  // namespace tune

@@ -92,10 +92,12 @@ const char* const kSetupNote =
     ">100%: peak estimate low\" where it proves the estimate low).";
 const char* const kScreenNote =
     "\"screened out\": tune's default coverage first times every backend x precision at one batch "
-    "(`screen_batch_size`, 8) and searches only those within `screen_keep_share` (80%) of the fastest's samples/s or below it by less than the "
-    "screen's noise band (10 points; one trial each, so the search decides those), "
-    "with each precision's eager as its baseline; a screened-out backend's figures are that one trial, its rate "
-    "\"not searched\" (`--precisions`/`--backends` search it). Dropped, and why:";
+    "(`screen_batch_size`, 8) and searches only those within `screen_keep_share` (80%) of the fastest's samples/s "
+    "(of the backends that also ran at the pair's precision) or below it by less than the screen's noise band (10 "
+    "points; one trial each, so the search decides those), with each precision's eager as its baseline; a precision "
+    "one round would drop at half the fastest or more is measured again, and dropped only when both rounds agree; a "
+    "screened-out backend's figures are that one trial, its rate \"not searched\" (`--precisions`/`--backends` "
+    "search it). Dropped, and why:";
 const char* const kTrialCapNote =
     "\"max trials\": the batch search's trial cap (max_trials) ended it first, so a larger size may be faster.";
 const char* const kBatchLimitNote =

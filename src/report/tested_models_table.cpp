@@ -89,7 +89,7 @@ std::vector<LearningRatePoint> lr_curve(const std::vector<StoredTrial>& trials, 
 std::vector<BatchPoint> batch_curve(const std::vector<StoredTrial>& trials) {
   std::map<int, BatchPoint> by_batch;
   for (const auto& t : trials) {
-    if (t.spec.purpose != TrialPurpose::throughput || t.spec.repeat > 0) continue;  // repeats: the confirmation's
+    if (t.spec.purpose != TrialPurpose::throughput || t.spec.repeat != 0) continue;  // repeats: the confirmation's, the screen's
     const bool ok = t.result.ok();
     by_batch[t.spec.batch_size] = {t.spec.batch_size, t.result.status, ok ? t.result.samples_per_second : 0.0,
                                    t.result.peak_memory_bytes, ok ? t.result.compile_overhead_seconds : 0.0};

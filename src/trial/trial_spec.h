@@ -78,8 +78,8 @@ struct TrialSpec {
   // search made the spec (util/file_identity.h); "" in trials stored before it. Not in the key: a stored trial whose
   // identity differs was measured on files since replaced at the same paths, and runs again in its place.
   std::string inputs_identity;
-  // The n-th repeat of one throughput measurement in a new process (1, 2, ...: the confirmation stage's rounds,
-  // engine/confirm_stage.cpp); 0: the search's own trial. Keyed, so a repeat is a trial of its own in the store.
+  // The n-th repeat of one throughput measurement in a new process (confirm_stage.cpp's rounds 1, 2, ...; -1 the
+  // screen's second round, screening.h); 0: the search's own trial. Keyed: a repeat is a trial of its own.
   int repeat = 0;
   PairedSettings paired;
   TestHooks test;
