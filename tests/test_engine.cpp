@@ -166,6 +166,8 @@ ConfirmedSearch confirmed_search(EngineFixture& f, const std::vector<double>& ji
     TrialResult r = simulated_trial(as_eager);
     if (s.repeat == 0) return r;
     out.order.push_back(s.step.backend + ":" + std::to_string(s.repeat));
+    if (s.step.backend == "jit" && jit_over_eager[s.repeat - 1] <= 0)  // that round's jit trial crashes
+      return failed_result(TrialStatus::crashed, "run", "segfault");
     if (s.step.backend == "jit") r.samples_per_second *= jit_over_eager[s.repeat - 1];
     return r;
   }, f.settings, f.progress, std::move(stages));
@@ -214,6 +216,23 @@ TEST_F(EngineFixture, AConfirmationWhoseIntervalHoldsOneSaysNoDifference) {
   // The stages' single trials (equal here) would give a break-even; the paired verdict says there is none.
   EXPECT_FALSE(same.row.decisive().worth_compiling);
   EXPECT_EQ(break_even_cell(same.row), "not worth compiling (paired)");
+}
+
+// Rounds whose trial failed give no ratio: with one ratio left the progress gives it without an interval, with none
+// it says no round ran, never "0.00x (CI 0.00-0.00)"; the row stays unconfirmed either way.
+TEST_F(EngineFixture, AConfirmationWithUnderTwoRoundsSaysItIsUnconfirmed) {
+  const ConfirmedSearch none = confirmed_search(*this, {0, 0});
+  EXPECT_EQ(none.row.confirmed.verdict, PairedVerdict::unconfirmed);
+  EXPECT_NE(progress.str().find("jit batch 32: no round ran (the budget, or a failed trial): unconfirmed"),
+            std::string::npos) << progress.str();
+  EXPECT_EQ(progress.str().find("0.00x"), std::string::npos) << progress.str();
+  progress.str("");
+  dir = temp_dir("engine-one-round");  // a fresh store: the first search's failed repeats would be reused
+  request.runs_dir = (dir / "runs").string();
+  const ConfirmedSearch one = confirmed_search(*this, {1.1, 0});
+  EXPECT_EQ(one.row.confirmed.verdict, PairedVerdict::unconfirmed);
+  EXPECT_NE(progress.str().find(": 1.10x in its one round, no interval: unconfirmed"), std::string::npos)
+      << progress.str();
 }
 
 // Where the two bests differ in batch (eager peaks at 8, jit at 32), the confirmation also runs native at jit's batch

@@ -129,10 +129,15 @@ class ConfirmStage : public SearchStage {
       }
       if (const auto ratio = run_round(sides, round)) ratios.push_back(*ratio);
     }
-    const PairedRatio p = paired_ratio(ratios, 0.95);
-    search.progress << head << ": " << strf("%.2fx (95%% CI %.2f-%.2f) over %d paired rounds: ", p.ratio, p.ci_low,
-                                            p.ci_high, p.rounds)
-                    << to_string(p.verdict) << "\n";
+    search.progress << head << ": " << describe_rounds(paired_ratio(ratios, 0.95)) << "\n";
+  }
+
+  // "1.04x (95% CI 0.43-2.52) over 2 paired rounds: no difference"; under two rounds there is no interval to give.
+  static std::string describe_rounds(const PairedRatio& p) {
+    if (p.rounds == 0) return "no round ran (the budget, or a failed trial): unconfirmed";
+    if (p.rounds == 1) return strf("%.2fx in its one round, no interval: unconfirmed", p.ratio);
+    return strf("%.2fx (95%% CI %.2f-%.2f) over %d paired rounds: ", p.ratio, p.ci_low, p.ci_high, p.rounds) +
+           to_string(p.verdict);
   }
 
   // The rounds' trials count in this search's outcome of that study, when it has one (the summary's trial counts).
