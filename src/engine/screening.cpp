@@ -61,10 +61,12 @@ double share_of(const ScreenEntry& e, const ScreenEntry& reference) {
   return e.result.samples_per_second / reference.result.samples_per_second;
 }
 
-// Whether one trial leaves the pair a chance: at or above keep_share less the noise band of its reference (only
-// clearly below it drops a pair).
+// Whether a share of the reference's samples/s leaves a chance: at or above keep_share less the noise band (only
+// clearly below it drops a pair). The rule for round 1's trials and a second round alike.
+bool within_band(double share, double keep_share) { return share >= keep_share - kScreenNoiseShare; }
+
 bool can_win(const ScreenEntry& e, const std::vector<ScreenEntry>& entries, double keep_share) {
-  return e.result.ok() && share_of(e, *reference_for(entries, e.precision)) >= keep_share - kScreenNoiseShare;
+  return e.result.ok() && within_band(share_of(e, *reference_for(entries, e.precision)), keep_share);
 }
 
 const ScreenRecheck* recheck_of(const std::vector<ScreenRecheck>& rechecks, const std::string& precision) {
@@ -78,7 +80,7 @@ const ScreenRecheck* recheck_of(const std::vector<ScreenRecheck>& rechecks, cons
 bool precision_can_win(const std::vector<ScreenEntry>& entries, const std::string& precision, double keep_share,
                        const std::vector<ScreenRecheck>& rechecks) {
   const ScreenRecheck* second = recheck_of(rechecks, precision);
-  if (second && second->share && *second->share >= keep_share - kScreenNoiseShare) return true;
+  if (second && second->share && within_band(*second->share, keep_share)) return true;
   return std::any_of(entries.begin(), entries.end(),
                      [&](const ScreenEntry& e) { return e.precision == precision && can_win(e, entries, keep_share); });
 }
