@@ -22,6 +22,7 @@
 #include "test_helpers.h"
 #include "tuners/batch_ramp.h"
 #include "tuners/tuner_registry.h"
+#include "util/join.h"
 #include "util/paths.h"
 #include "util/table_format.h"
 
@@ -206,6 +207,41 @@ TEST_F(EngineFixture, TheConfirmationAlternatesRoundsAndTheRowGivesThePairedVerd
   EXPECT_NE(break_even_cell(faster.row).find("; 95% CI "), std::string::npos) << break_even_cell(faster.row);
   // The batch curve is the stages' trials only: the repeats do not add points.
   for (const auto& b : faster.row.backends) EXPECT_EQ(b.batch_curve.size(), 7u) << b.backend;
+}
+
+// In a confirmed row the samples/s cells and best vs best are the rounds' (one sitting, alternating), with the
+// search's one trial named beside them: here the stages' trials read 1.00x and the rounds 1.21x, so the stages' figures
+// would contradict the verdict in the same row.
+TEST_F(EngineFixture, AConfirmedRowShowsItsRoundsSpeedsBesideTheSearchsTrial) {
+  const ConfirmedSearch faster = confirmed_search(*this, {1.20, 1.25, 1.18, 1.22});
+  const BackendResult& eager = *faster.row.native_result();
+  const BackendResult& jit = *faster.row.compiled_result();
+  ASSERT_TRUE(eager.rounds_speed() && jit.rounds_speed());
+  EXPECT_EQ(jit.rounds_speed()->rounds, 4);
+  EXPECT_NEAR(jit.rounds_speed()->samples_per_second / eager.rounds_speed()->samples_per_second,
+              faster.row.confirmed.ratio, 1e-9);
+  const auto cells = table_cells(faster.row);
+  const auto has_cell_starting = [&](const std::string& start) {
+    return std::any_of(cells.begin(), cells.end(), [&](const std::string& c) { return c.rfind(start, 0) == 0; });
+  };
+  EXPECT_TRUE(has_cell_starting(strf("%.2f (4 rounds, the search's trial %.2f", jit.rounds_speed()->samples_per_second,
+                                     jit.best.samples_per_second))) << join(cells, " | ");
+  EXPECT_TRUE(has_cell_starting(strf("%.2f (4 rounds, the search's trial %.2f",
+                                     eager.rounds_speed()->samples_per_second, eager.best.samples_per_second)))
+      << join(cells, " | ");
+  EXPECT_TRUE(has_cell_starting("1.21x (32 vs 32, paired)")) << join(cells, " | ");
+  EXPECT_FALSE(has_cell_starting("1.00x")) << join(cells, " | ");  // the stages' single trials
+}
+
+// Unconfirmed, the cells are the search's single trials, and say so where they compare.
+TEST_F(EngineFixture, AnUnconfirmedRowShowsTheSearchsTrialsAndSaysTheyAreSingle) {
+  const ConfirmedSearch none = confirmed_search(*this, {0, 0});
+  const auto cells = table_cells(none.row);
+  const BackendResult& jit = *none.row.compiled_result();
+  EXPECT_NE(std::find(cells.begin(), cells.end(), strf("%.2f", jit.best.samples_per_second)), cells.end())
+      << join(cells, " | ");
+  EXPECT_NE(std::find(cells.begin(), cells.end(), "1.00x at 32 (single trials)"), cells.end()) << join(cells, " | ");
+  EXPECT_NE(std::find(cells.begin(), cells.end(), "1.00x (32 vs 32)"), cells.end()) << join(cells, " | ");
 }
 
 TEST_F(EngineFixture, AConfirmationWhoseIntervalHoldsOneSaysNoDifference) {

@@ -61,6 +61,11 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   return records;
 }
 
+// The index of a CSV column by its header name (the header's size when it has none).
+size_t column_of(const std::vector<std::string>& header, const std::string& name) {
+  return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+}
+
 // Markdown with each cell's padding removed ("| 8    |" -> "| 8 |"), so tests match cells in sequence.
 std::string unpadded(const std::string& md) { return std::regex_replace(md, std::regex(" +\\|"), " |"); }
 
@@ -198,9 +203,7 @@ TEST(TableWriters, CsvQuotesFieldsAndKeepsOneRecordPerRow) {
   ASSERT_EQ(records.size(), 4u) << csv;
   const auto& header = records[0];
   for (const auto& record : records) EXPECT_EQ(record.size(), header.size()) << csv;
-  const auto column = [&](const std::string& name) {
-    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-  };
+  const auto column = [&](const std::string& name) { return column_of(header, name); };
   ASSERT_LT(column("device_name"), header.size());
   EXPECT_EQ(records[1][column("device_name")], tune::testing::kFixtureDeviceName);
   EXPECT_EQ(records[1][column("native_batch_limit")], "memory");
@@ -426,13 +429,43 @@ TEST(TestedModelsTable, MfuIsTakenAgainstTheStoredMeasuredPeak) {
   EXPECT_EQ(json["rows"][1]["native"]["mfu"], 0);
   const auto records = parse_csv(render("csv", table));
   const auto& header = records[0];
-  const auto column = [&](const std::string& name) {
-    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
-  };
+  const auto column = [&](const std::string& name) { return column_of(header, name); };
   ASSERT_LT(column("mfu_peak"), header.size());
   EXPECT_EQ(records[1][column("mfu_peak")], "measured");
   EXPECT_EQ(records[1][column("native_mfu")], "0.5");
   EXPECT_EQ(records[2][column("native_mfu")], "");
+}
+
+// A row with a paired verdict shows each side at its confirmation rounds' geometric mean, the MFU taken at it, the
+// search's one trial named beside it; the JSON and the CSV carry the rounds apart from the search's figure.
+TEST(TableWriters, AConfirmedRowShowsTheRoundsSpeedAndItsMfu) {
+  const Database measured(store_with_flops(true));
+  TestedModelsTable table = gather_tested_models(measured, "fixture.db");
+  TableRow& bert = table.rows[0];
+  BackendResult& eager = bert.backends[*bert.native];
+  eager.repeats = {{1, 30}, {2, 0}, {3, 30 * 1.21}, {4, 30 / 1.21}};  // round 2 failed; geometric mean 30
+  bert.backends[*bert.compiled].repeats = {{1, 60}, {3, 60}, {4, 60}};
+  bert.confirmed = paired_ratio({2, 2 / 1.21, 2 * 1.21}, 0.95);
+  const std::string md = unpadded(render("md", table));
+  EXPECT_NE(md.find("| 30.00 (3 rounds, the search's trial 40.00; MFU 37.5% of measured) | 60.00 (3 rounds, the "
+                    "search's trial 70.00; MFU 89.1% of measured) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("x (8 vs 64, paired) |"), std::string::npos) << md;
+  EXPECT_NE(md.find("Samples/s: in a row with a paired verdict"), std::string::npos) << "the note says how";
+  const auto json = nlohmann::json::parse(render("json", table));
+  const auto& rounds = json["rows"][0]["native"]["confirmation_rounds"];
+  EXPECT_EQ(rounds["rounds"], 3);
+  EXPECT_NEAR(rounds["samples_per_second"].get<double>(), 30, 1e-9);
+  EXPECT_NEAR(rounds["mfu"].get<double>(), 0.375, 1e-9);
+  EXPECT_DOUBLE_EQ(json["rows"][0]["native"]["samples_per_second"].get<double>(), 40);  // the search's, as before
+  EXPECT_TRUE(json["rows"][1]["native"]["confirmation_rounds"].is_null());
+  const auto records = parse_csv(render("csv", table));
+  const auto& header = records[0];
+  const auto column = [&](const std::string& name) { return column_of(header, name); };
+  ASSERT_LT(column("native_rounds_samples_per_second"), header.size());
+  EXPECT_EQ(records[1][column("native_rounds")], "3");
+  EXPECT_EQ(records[1][column("native_rounds_samples_per_second")], "30");
+  EXPECT_EQ(records[1][column("compiled_rounds")], "3");
+  for (const auto& record : records) EXPECT_EQ(record.size(), header.size());
 }
 
 // On a GPU the datasheet MFU comes first and the share of the measured peak beside it.

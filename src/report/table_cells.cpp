@@ -24,32 +24,39 @@ std::string peak_memory(const BackendResult& r) { return format_bytes(r.best.pea
 std::string native_batch(const BackendResult& r) { return batch_size_cell(r, ""); }
 std::string compiled_batch(const BackendResult& r) { return batch_size_cell(r, r.backend); }
 
-// " (MFU 71.2% of measured)", on a GPU " (MFU 41.0%, 58.0% of measured)" (datasheet first), " (MFU est. 89.7%)"
-// without a measured peak; "" without an MFU. Above 100% of a measured (or datasheet) peak is an error, never a
-// figure; above 100% of an estimate proves the estimate low (a CPU's nominal clock, not its boost).
-std::string mfu_note(const TableRow& row, const BackendResult& r) {
-  const Mfu mfu = backend_mfu(row, r);
+// "MFU 71.2% of measured", on a GPU "MFU 41.0%, 58.0% of measured" (datasheet first), "MFU est. 89.7%" without a
+// measured peak; "" without an MFU. Above 100% of a measured (or datasheet) peak is an error, never a figure; above
+// 100% of an estimate proves the estimate low (a CPU's nominal clock, not its boost).
+std::string mfu_note(const TableRow& row, const Mfu& mfu) {
   if (mfu.of_peak <= 0) return "";
   switch (row.peak.source) {
     case PeakSource::measured: {
       const std::string datasheet = mfu.of_datasheet > 0 ? strf("MFU %.1f%%, ", 100 * mfu.of_datasheet) : "MFU ";
-      return " (" + datasheet +
-             (mfu.of_peak > 1 ? strf("error: %.0f%% of the measured peak)", 100 * mfu.of_peak)
-                              : strf("%.1f%% of measured)", 100 * mfu.of_peak));
+      return datasheet + (mfu.of_peak > 1 ? strf("error: %.0f%% of the measured peak", 100 * mfu.of_peak)
+                                          : strf("%.1f%% of measured", 100 * mfu.of_peak));
     }
     case PeakSource::datasheet:
-      return mfu.of_peak > 1 ? strf(" (MFU error: %.0f%% of the datasheet peak)", 100 * mfu.of_peak)
-                             : strf(" (MFU %.1f%%)", 100 * mfu.of_peak);
+      return mfu.of_peak > 1 ? strf("MFU error: %.0f%% of the datasheet peak", 100 * mfu.of_peak)
+                             : strf("MFU %.1f%%", 100 * mfu.of_peak);
     case PeakSource::estimate:
     case PeakSource::none: break;
   }
-  return mfu.of_peak > 1 ? " (MFU est. >100%: peak estimate low)" : strf(" (MFU est. %.1f%%)", 100 * mfu.of_peak);
+  return mfu.of_peak > 1 ? "MFU est. >100%: peak estimate low" : strf("MFU est. %.1f%%", 100 * mfu.of_peak);
 }
 
+// "2.61 (2 rounds, the search's trial 3.45; MFU 57.1% of measured)" in a confirmed row: the rounds ran in one
+// sitting beside the other side's, so they are what the row's verdict compares; else the search's one trial,
+// "3.45 (MFU 75.6% of measured)".
 std::string throughput_cell(const TableRow& row, const BackendResult* r) {
   if (!r) return "-";
   if (!r->screened_out.empty() && r->best.samples_per_second <= 0) return to_string(r->best.stop.limit_status);
-  return strf("%.2f", r->best.samples_per_second) + mfu_note(row, *r);
+  const auto rounds = row.confirmed.verdict != PairedVerdict::unconfirmed ? r->rounds_speed() : std::nullopt;
+  const double shown = rounds ? rounds->samples_per_second : r->best.samples_per_second;
+  std::vector<std::string> notes;
+  if (rounds)
+    notes.push_back(strf("%d rounds, the search's trial %.2f", rounds->rounds, r->best.samples_per_second));
+  if (std::string mfu = mfu_note(row, backend_mfu_at(row, *r, shown)); !mfu.empty()) notes.push_back(mfu);
+  return strf("%.2f", shown) + (notes.empty() ? "" : " (" + join(notes, "; ") + ")");
 }
 
 std::string precision_cell(const TableRow& row) {
@@ -64,7 +71,15 @@ std::string same_batch_cell(const TableRow& row, bool equal) {
   if (p.verdict != PairedVerdict::unconfirmed && row.compiled)
     return strf("%.2fx at %d (paired: CI %.2f-%.2f, %d rounds)", p.ratio, row.backends[*row.compiled].best.batch_size,
                 p.ci_low, p.ci_high, p.rounds);
-  return equal ? strf("%.2fx at %d", row.amortization.speedup, row.amortization.batch_size) : "-";
+  return equal ? strf("%.2fx at %d (single trials)", row.amortization.speedup, row.amortization.batch_size) : "-";
+}
+
+// Each at its own batch: the confirmation's paired speed-up where it ran (the verdict's), else the single trials'.
+std::string best_vs_best_cell(const TableRow& row) {
+  const int native_batch = row.native_result()->best.batch_size, compiled_batch = row.compiled_result()->best.batch_size;
+  if (row.confirmed.verdict != PairedVerdict::unconfirmed)
+    return strf("%.2fx (%d vs %d, paired)", row.confirmed.ratio, native_batch, compiled_batch);
+  return strf("%.2fx (%d vs %d)", row.best_vs_best_speedup, native_batch, compiled_batch);
 }
 
 }  // namespace
@@ -108,9 +123,16 @@ const char* const kBatchLimitNote =
     "per sample and memory to spare); the sizes above the fastest ran and were not faster.";
 
 const char* const kSpeedupNote =
+    "Samples/s: in a row with a paired verdict, the geometric mean of the confirmation's rounds of that config "
+    "(\"N rounds\"), which ran in one sitting alternating with the other side's, beside the search's one trial of "
+    "it (\"the search's trial\"), which may come from another sitting hours away (on the shared 2-core CPU of the "
+    "committed table, the same config measured hours apart moved by a median 20%); else the search's one trial. MFU "
+    "at the figure shown. "
     "Speed-up (same batch): compiled over native samples/s at one batch size both ran (the compiled backend's "
     "own when native ran it); \"paired\" where the confirmation ran native at the compiled backend's batch in "
-    "alternating rounds of its own (the interval as in the verdict), else single trials. Best vs best: each at its own chosen batch, so batch size is in it too. "
+    "alternating rounds of its own (the interval as in the verdict), else \"single trials\", each the search's, "
+    "possibly from different sittings. Best vs best: each at its own chosen batch, so batch size is in it too; "
+    "\"paired\": the verdict's speed-up, else the search's single trials. "
     "Compile overhead: what compiling costs a job at that batch: the compiled warm-up overhead once for the "
     "training shape and once for each of 2 more shapes a job meets (a last partial batch, an evaluation batch), "
     "less native's own warm-up overhead. Break-even: with a paired verdict, each backend at its best (native at its "
@@ -378,7 +400,7 @@ std::vector<std::string> table_cells(const TableRow& row) {
           std::to_string(row.seq_len), row.start + "; " + row.data, budget_cell(row), cell(n, native_batch), cell(c, compiled_batch), cell(n, learning_rate),
           cell(c, learning_rate), throughput_cell(row, n), throughput_cell(row, c),
           same_batch_cell(row, equal),
-          both ? strf("%.2fx (%d vs %d)", row.best_vs_best_speedup, n->best.batch_size, c->best.batch_size) : "-",
+          both ? best_vs_best_cell(row) : "-",
           paired_verdict_cell(row),
           equal ? strf("%.1f s", row.compile_overhead_seconds) : "-",
           break_even_cell(row), cell(n, peak_memory),

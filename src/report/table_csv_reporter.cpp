@@ -17,14 +17,16 @@ std::string number(double value) { return strf("%.6g", value); }
 
 // The columns one backend contributes, empty when the row lacks it; its MFU against the row's peak (mfu_peak).
 std::vector<std::string> backend_fields(const TableRow& row, const BackendResult* r) {
-  if (!r) return std::vector<std::string>(9);
+  if (!r) return std::vector<std::string>(11);
   const StopReasons& stop = r->best.stop;
   const double mfu = backend_mfu(row, *r).of_peak;
+  const auto rounds = r->rounds_speed();  // the confirmation's, empty under two
   return {r->backend, std::to_string(r->best.batch_size),
           r->screened_out.empty() ? to_string(stop.batch_limit) : "screened_out",
           stop.limit_batch_size ? std::to_string(stop.limit_batch_size) : "", number(r->best.learning_rate),
           number(r->best.samples_per_second), std::to_string(r->best.peak_memory_bytes),
-          number(r->best.compile_overhead_seconds), mfu > 0 ? number(mfu) : ""};
+          number(r->best.compile_overhead_seconds), mfu > 0 ? number(mfu) : "",
+          rounds ? std::to_string(rounds->rounds) : "", rounds ? number(rounds->samples_per_second) : ""};
 }
 
 std::vector<std::string> header() {
@@ -32,7 +34,8 @@ std::vector<std::string> header() {
                              "device_memory", "device_count", "threads", "precision", "step_options", "seq_len"};
   for (const std::string side : {"native", "compiled"})
     for (const std::string field : {"backend", "batch_size", "batch_limit", "limit_batch_size", "learning_rate",
-                                    "samples_per_second", "peak_memory_bytes", "compile_overhead_seconds", "mfu"})
+                                    "samples_per_second", "peak_memory_bytes", "compile_overhead_seconds", "mfu",
+                                    "rounds", "rounds_samples_per_second"})
       h.push_back(side + "_" + field);
   for (const char* tail : {"speedup", "speedup_batch_size", "speedup_best_vs_best", "paired_verdict",
                            "paired_speedup", "paired_ci_low", "paired_ci_high", "paired_rounds", "paired_break_even_steps",

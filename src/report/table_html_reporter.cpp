@@ -131,7 +131,7 @@ double amortization_horizon(const TableRow& row) {
 }
 
 std::string amortization_chart(const TableRow& row) {
-  ChartSpec spec = chart_spec("amortization", "Cumulative time: native vs compiled",
+  ChartSpec spec = chart_spec("amortization", "Cumulative time: native vs compiled (the search's single trials)",
                               strf("steps of batch %d (both ran it)", row.amortization.batch_size), "seconds",
                               AxisScale::linear, true);
   const BackendResult* c = row.compiled_result();
@@ -153,14 +153,18 @@ std::string amortization_chart(const TableRow& row) {
   return render_svg_chart(spec);
 }
 
-// What the stages' trials say: the speed-up at a common batch and best vs best, and the break-even.
+// What the stages' trials say: the speed-up at a common batch and best vs best, and the break-even. Single trials,
+// possibly from different sittings: in a row with a paired verdict they are context, not the answer.
 std::string speed_verdict(const TableRow& row, const BackendResult* c) {
   const Amortization& a = row.amortization;
+  const bool paired = row.confirmed.verdict != PairedVerdict::unconfirmed;
+  const std::string intro = paired ? "The search's single trials read " : "The search's single trials: ";
   if (a.batch_size == 0)
-    return strf("%s runs at %.2fx eager's samples/s, each at its own batch; they ran no batch size in common.",
-                c->backend.c_str(), row.best_vs_best_speedup);
-  const std::string speed = strf("%s runs at %.2fx eager's samples/s at batch %d (%.2fx best vs best)",
-                                 c->backend.c_str(), a.speedup, a.batch_size, row.best_vs_best_speedup);
+    return intro + strf("%s at %.2fx eager's samples/s, each at its own batch; they ran no batch size in common.",
+                        c->backend.c_str(), row.best_vs_best_speedup);
+  const std::string speed = intro + strf("%s at %.2fx eager's samples/s at batch %d (%.2fx best vs best)",
+                                         c->backend.c_str(), a.speedup, a.batch_size, row.best_vs_best_speedup);
+  if (paired) return speed + ".";
   if (!a.worth_compiling) return speed + ": not worth compiling.";
   return speed + "; compiling pays for itself after " + describe_break_even(a) + ".";
 }
@@ -168,7 +172,9 @@ std::string speed_verdict(const TableRow& row, const BackendResult* c) {
 std::string verdict(const TableRow& row) {
   const BackendResult* c = row.compiled_result();
   if (!row.native || !c) return "Only one side measured: no comparison.";
-  return "Paired verdict, each at its best: " + paired_verdict_cell(row) + ". " + speed_verdict(row, c);
+  const std::string paired = "Paired verdict, each at its best: " + paired_verdict_cell(row) + ". ";
+  if (row.confirmed.verdict == PairedVerdict::unconfirmed) return paired + speed_verdict(row, c);
+  return paired + "Break-even: " + break_even_cell(row) + ". " + speed_verdict(row, c);
 }
 
 void write_table(std::ostream& out, const TestedModelsTable& table) {

@@ -46,6 +46,16 @@ nlohmann::json lr_horizon_json(const BackendResult& r) {
   return chosen ? nlohmann::json(chosen->train_steps) : nlohmann::json(nullptr);
 }
 
+// Its best config over the confirmation's rounds (null under two): how many ran, their geometric mean samples/s and
+// the MFU at it; what the table's samples/s cell shows in a row with a paired verdict.
+nlohmann::json rounds_json(const TableRow& row, const BackendResult& r) {
+  const auto rounds = r.rounds_speed();
+  if (!rounds) return nullptr;
+  const Mfu mfu = backend_mfu_at(row, r, rounds->samples_per_second);
+  return {{"rounds", rounds->rounds}, {"samples_per_second", rounds->samples_per_second},
+          {"mfu", mfu.of_peak > 0 ? nlohmann::json(mfu.of_peak) : nlohmann::json(nullptr)}};
+}
+
 nlohmann::json backend_json(const TableRow& row, const BackendResult& r) {
   const BestConfig& b = r.best;
   const Mfu mfu = backend_mfu(row, r);
@@ -61,7 +71,7 @@ nlohmann::json backend_json(const TableRow& row, const BackendResult& r) {
           {"learning_rate_tie_with", r.rate_tie() ? nlohmann::json(r.runner_up()->learning_rate) : nullptr},
           {"batch_noise_share", r.batch_noise_share() ? nlohmann::json(*r.batch_noise_share()) : nullptr},
           {"batch_sizes_within_noise", r.batches_within_noise()},
-          {"samples_per_second", b.samples_per_second},
+          {"samples_per_second", b.samples_per_second}, {"confirmation_rounds", rounds_json(row, r)},
           {"step_time_seconds", b.step_time}, {"step_time_ci95", {b.step_time_ci_low, b.step_time_ci_high}},
           {"compile_overhead_seconds", b.compile_overhead_seconds}, {"peak_memory_bytes", b.peak_memory_bytes},
           {"memory_limit_bytes", r.memory_limit_bytes}, {"lr_score_loss", b.lr_score_loss},

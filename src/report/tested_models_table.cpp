@@ -238,14 +238,14 @@ PairedRatio paired_at_compiled_batch(const BackendResult& native, const BackendR
 // The confirmation's verdict and the decisive comparison's break-even with its range (tested_models_table.h).
 void confirm(TableRow& row, const BackendResult& native, const BackendResult& compiled) {
   const auto rounds = paired_rounds(native.repeats, compiled.repeats);
-  std::vector<double> ratios, native_logs;
+  std::vector<double> ratios, native_speeds;
   for (const auto& [n, c] : rounds) {
     ratios.push_back(c / n);
-    native_logs.push_back(std::log(n));
+    native_speeds.push_back(n);
   }
   row.confirmed = paired_ratio(ratios, 0.95);
   if (row.confirmed.verdict == PairedVerdict::unconfirmed) return;
-  const double native_speed = std::exp(mean(native_logs));
+  const double native_speed = geometric_mean(native_speeds);
   const double overhead = net_compile_overhead(compiled.best.compile_overhead_seconds,
                                                native.best.compile_overhead_seconds, kJobExtraShapes);
   const auto at = [&](double speedup) {
@@ -453,13 +453,29 @@ bool BackendResult::rates_separated() const {
   return !learned || *learned >= kLearnedShare;
 }
 
-std::optional<double> BackendResult::batch_noise_share() const {
+namespace {
+
+// The samples/s of the rounds that ran (a failed round stores 0).
+std::vector<double> rounds_that_ran(const std::map<int, double>& repeats) {
   std::vector<double> ran;
   for (const auto& [round, samples_per_second] : repeats)
     if (samples_per_second > 0) ran.push_back(samples_per_second);
+  return ran;
+}
+
+}  // namespace
+
+std::optional<double> BackendResult::batch_noise_share() const {
+  const std::vector<double> ran = rounds_that_ran(repeats);
   if (ran.size() < 2) return std::nullopt;
   const auto [low, high] = std::minmax_element(ran.begin(), ran.end());
   return (*high - *low) / mean(ran);
+}
+
+std::optional<RoundsSpeed> BackendResult::rounds_speed() const {
+  const std::vector<double> ran = rounds_that_ran(repeats);
+  if (ran.size() < 2) return std::nullopt;
+  return RoundsSpeed{geometric_mean(ran), static_cast<int>(ran.size())};
 }
 
 std::vector<int> BackendResult::batches_within_noise() const {
@@ -491,9 +507,16 @@ std::string to_string(PeakSource source) {
 }
 
 Mfu backend_mfu(const TableRow& row, const BackendResult& result) {
+  return backend_mfu_at(row, result, result.best.samples_per_second);
+}
+
+Mfu backend_mfu_at(const TableRow& row, const BackendResult& result, double samples_per_second) {
+  // The step's FLOPs are the best config's; its speed scales them (same batch, so FLOP/s goes as samples/s).
+  const double speed_share = result.best.samples_per_second > 0 ? samples_per_second / result.best.samples_per_second : 0;
   // Without a measured or datasheet peak the search's own figure stands: its estimate is known only through it.
-  if (row.peak.source != PeakSource::measured && row.peak.source != PeakSource::datasheet) return {result.best.mfu, 0};
-  const double achieved = achieved_flops(result.best);
+  if (row.peak.source != PeakSource::measured && row.peak.source != PeakSource::datasheet)
+    return {result.best.mfu * speed_share, 0};
+  const double achieved = achieved_flops(result.best) * speed_share;
   const auto share = [&](double peak) { return peak > 0 ? achieved / peak : 0.0; };
   return {share(row.peak.flops), share(row.peak.datasheet_flops)};
 }

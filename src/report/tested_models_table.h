@@ -32,7 +32,9 @@ namespace tune {
 // 10: backends' `batch_noise_share` and `batch_sizes_within_noise` (BackendResult::batches_within_noise)
 // 11: a classifier's rates scored on held-out rows (data/held_out.h): `held_out_rows` and `held_out_accuracy` per
 // rate of the curve, and each backend's `learning_rate_held_out_accuracy` (null where scored on the training loss)
-constexpr int kTableJsonSchemaVersion = 11;
+// 12: each backend's `confirmation_rounds` (its best config over the confirmation's rounds: rounds, geometric mean
+// samples/s, MFU; null under two), what the table's samples/s cell shows in a row with a paired verdict
+constexpr int kTableJsonSchemaVersion = 12;
 constexpr double kSittingGap = 3600;  // seconds between two trials of a row that start a new sitting
 
 struct BatchPoint {
@@ -56,6 +58,12 @@ struct LearningRatePoint {
   double held_out_accuracy = 0;   // ... their accuracy, mean over seeds
 };
 
+
+// A config's samples/s over the confirmation's rounds (BackendResult::rounds_speed).
+struct RoundsSpeed {
+  double samples_per_second = 0;  // geometric mean of the rounds that ran
+  int rounds = 0;
+};
 
 // One backend's result in a row: its best config (with why its searches stopped) and the curves behind it.
 struct BackendResult {
@@ -103,6 +111,10 @@ struct BackendResult {
   // confirmation's rounds at the best batch (each a new process), highest less lowest as a share of their mean;
   // nothing without two rounds that ran.
   std::optional<double> batch_noise_share() const;
+  // Its best config's speed over the confirmation's rounds that ran there: their geometric mean, and how many;
+  // nothing under two. The rounds ran in one sitting, alternating with the other side's, so in a confirmed row they
+  // are what its samples/s and speed-up say, where the search's one trial may come from another sitting.
+  std::optional<RoundsSpeed> rounds_speed() const;
   // The sizes whose one throughput trial lies within that share of the fastest size's: a difference smaller than
   // one config's own trial-to-trial spread is no finding, so any of them answers the batch question (the pick among
   // them is batch_pick.h's). Sorted; empty without a noise share.
@@ -211,8 +223,10 @@ struct TestedModelsTable {
 TestedModelsTable gather_tested_models(const Database& db, const std::string& source,
                                        const std::optional<std::vector<int64_t>>& study_ids = std::nullopt);
 
-// A backend's MFU against its row's peak (an estimate's: the stored figure).
+// A backend's MFU against its row's peak (an estimate's: the stored figure), at its best config's samples/s.
 Mfu backend_mfu(const TableRow& row, const BackendResult& result);
+// The same at another speed of that config: its confirmation rounds' (RoundsSpeed).
+Mfu backend_mfu_at(const TableRow& row, const BackendResult& result, double samples_per_second);
 
 // Cumulative wall time after `steps` steps of amortization.batch_size: native, and compiled with its overhead.
 double native_seconds_at(const TableRow& row, double steps);

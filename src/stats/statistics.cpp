@@ -26,6 +26,16 @@ double mean(const std::vector<double>& values) {
   return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
 }
 
+double geometric_mean(const std::vector<double>& values) {
+  if (values.empty()) return 0;
+  double log_sum = 0;
+  for (double v : values) {
+    TUNE_CHECK(v > 0, "geometric_mean: a value not above 0");
+    log_sum += std::log(v);
+  }
+  return std::exp(log_sum / static_cast<double>(values.size()));
+}
+
 double coefficient_of_variation(const std::vector<double>& xs) {
   if (xs.size() < 2) return 0;
   const double m = mean(xs);

@@ -10,6 +10,8 @@ double median(std::vector<double> values);
 // The same for values already in ascending order.
 double median_of_sorted(const std::vector<double>& sorted);
 double mean(const std::vector<double>& values);  // 0 for no values
+// exp of the mean log: the centre of rates and ratios that move by factors; 0 for no values, all positive (checked).
+double geometric_mean(const std::vector<double>& values);
 // Sample standard deviation over the mean; 0 for fewer than two values or a mean <= 0.
 double coefficient_of_variation(const std::vector<double>& values);
 // Kendall's rank correlation (tau-b, ties counted) of two equally long lists: 1 when they order every pair
