@@ -511,8 +511,9 @@ Mfu backend_mfu(const TableRow& row, const BackendResult& result) {
 }
 
 Mfu backend_mfu_at(const TableRow& row, const BackendResult& result, double samples_per_second) {
-  // The step's FLOPs are the best config's; its speed scales them (same batch, so FLOP/s goes as samples/s).
-  const double speed_share = result.best.samples_per_second > 0 ? samples_per_second / result.best.samples_per_second : 0;
+  // The step's FLOPs are the best config's; its speed scales them (same batch, so FLOP/s goes as samples/s). A best
+  // without a speed keeps its stored figure, as before the rounds were shown.
+  const double speed_share = result.best.samples_per_second > 0 ? samples_per_second / result.best.samples_per_second : 1;
   // Without a measured or datasheet peak the search's own figure stands: its estimate is known only through it.
   if (row.peak.source != PeakSource::measured && row.peak.source != PeakSource::datasheet)
     return {result.best.mfu * speed_share, 0};
