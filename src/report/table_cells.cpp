@@ -50,7 +50,7 @@ std::string mfu_note(const TableRow& row, const Mfu& mfu) {
 std::string throughput_cell(const TableRow& row, const BackendResult* r) {
   if (!r) return "-";
   if (!r->screened_out.empty() && r->best.samples_per_second <= 0) return to_string(r->best.stop.limit_status);
-  const auto rounds = row.confirmed.verdict != PairedVerdict::unconfirmed ? r->rounds_speed() : std::nullopt;
+  const auto rounds = row.is_confirmed() ? r->rounds_speed() : std::nullopt;
   const double shown = rounds ? rounds->samples_per_second : r->best.samples_per_second;
   std::vector<std::string> notes;
   if (rounds)
@@ -77,7 +77,7 @@ std::string same_batch_cell(const TableRow& row, bool equal) {
 // Each at its own batch: the confirmation's paired speed-up where it ran (the verdict's), else the single trials'.
 std::string best_vs_best_cell(const TableRow& row) {
   const int native_batch = row.native_result()->best.batch_size, compiled_batch = row.compiled_result()->best.batch_size;
-  if (row.confirmed.verdict != PairedVerdict::unconfirmed)
+  if (row.is_confirmed())
     return strf("%.2fx (%d vs %d, paired)", row.confirmed.ratio, native_batch, compiled_batch);
   return strf("%.2fx (%d vs %d)", row.best_vs_best_speedup, native_batch, compiled_batch);
 }
@@ -381,7 +381,7 @@ std::string paired_verdict_cell(const TableRow& row) {
 
 std::string break_even_cell(const TableRow& row) {
   if (!row.native || !row.compiled) return "-";
-  if (row.confirmed.verdict == PairedVerdict::unconfirmed)
+  if (!row.is_confirmed())
     return row.amortization.batch_size > 0 ? describe_break_even(row.amortization) : "-";
   const Amortization& a = row.confirmed_amortization;
   if (!a.worth_compiling) return "not worth compiling (paired)";

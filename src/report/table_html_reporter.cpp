@@ -157,7 +157,7 @@ std::string amortization_chart(const TableRow& row) {
 // possibly from different sittings: in a row with a paired verdict they are context, not the answer.
 std::string speed_verdict(const TableRow& row, const BackendResult* c) {
   const Amortization& a = row.amortization;
-  const bool paired = row.confirmed.verdict != PairedVerdict::unconfirmed;
+  const bool paired = row.is_confirmed();
   const std::string intro = paired ? "The search's single trials read " : "The search's single trials: ";
   if (a.batch_size == 0)
     return intro + strf("%s at %.2fx eager's samples/s, each at its own batch; they ran no batch size in common.",
@@ -173,7 +173,7 @@ std::string verdict(const TableRow& row) {
   const BackendResult* c = row.compiled_result();
   if (!row.native || !c) return "Only one side measured: no comparison.";
   const std::string paired = "Paired verdict, each at its best: " + paired_verdict_cell(row) + ". ";
-  if (row.confirmed.verdict == PairedVerdict::unconfirmed) return paired + speed_verdict(row, c);
+  if (!row.is_confirmed()) return paired + speed_verdict(row, c);
   return paired + "Break-even: " + break_even_cell(row) + ". " + speed_verdict(row, c);
 }
 

@@ -244,7 +244,7 @@ void confirm(TableRow& row, const BackendResult& native, const BackendResult& co
     native_speeds.push_back(n);
   }
   row.confirmed = paired_ratio(ratios, 0.95);
-  if (row.confirmed.verdict == PairedVerdict::unconfirmed) return;
+  if (!row.is_confirmed()) return;
   const double native_speed = geometric_mean(native_speeds);
   const double overhead = net_compile_overhead(compiled.best.compile_overhead_seconds,
                                                native.best.compile_overhead_seconds, kJobExtraShapes);

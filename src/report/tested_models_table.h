@@ -188,9 +188,9 @@ struct TableRow {
   Amortization confirmed_amortization;
   double break_even_steps_low = 0, break_even_steps_high = 0;
   // What the answer rests on: the confirmed comparison when the rounds ran, else the equal-batch one.
-  const Amortization& decisive() const {
-    return confirmed.verdict == PairedVerdict::unconfirmed ? amortization : confirmed_amortization;
-  }
+  // Whether the confirmation's rounds gave the row a paired verdict (two or more rounds).
+  bool is_confirmed() const { return confirmed.verdict != PairedVerdict::unconfirmed; }
+  const Amortization& decisive() const { return is_confirmed() ? confirmed_amortization : amortization; }
   RowPeak peak;                         // what its MFU is taken against
   int trials_run = 0;                   // over every backend of the row
   // Runs of its trials more than kSittingGap apart: a search the budget cut and a rerun resumed hours later is two.
