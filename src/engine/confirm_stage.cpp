@@ -4,7 +4,8 @@
 // then compiled, round 2 compiled then native, ...), each trial a new process (TrialSpec::repeat 1, 2, ...). The table's verdict
 // and its interval come from these rounds (stats/paired_ratio.h), not from trials taken minutes apart in different
 // stages. Where the two bests differ in batch, native at compiled's batch against compiled follows in rounds of its
-// own, each only when the budget fits it: compiling alone, batch size apart. Reads confirm_rounds (0: no
+// own, each only when the budget fits it: compiling alone, batch size apart. Before the rounds, a side whose batch ramp
+// the budget cut below the other's batch runs that batch once (tried_where_a_ramp_was_cut). Reads confirm_rounds (0: no
 // confirmation) and confirm_budget_share (the budget it reserves).
 #include <algorithm>
 #include <array>
@@ -93,7 +94,9 @@ class ConfirmStage : public SearchStage {
 
  private:
   void confirm_precision(SearchRun& search, const std::string& precision) const {
-    std::vector<BackendOutcome> outcomes = row_outcomes(search, precision);  // not grown after: pick's pointers hold
+    std::vector<BackendOutcome> outcomes = row_outcomes(search, precision);
+    if (tried_where_a_ramp_was_cut(search, precision, outcomes)) outcomes = row_outcomes(search, precision);
+    // not grown after: pick's pointers hold
     BackendOutcome* native = pick(outcomes, false);
     BackendOutcome* compiled = pick(outcomes, true);
     if (!native || !compiled) return;
@@ -112,6 +115,32 @@ class ConfirmStage : public SearchStage {
       }
     count_in_summary(search.summary, *native);
     count_in_summary(search.summary, *compiled);
+  }
+
+  // Where one side's batch ramp was cut (budget, trial cap) below the other side's batch, that side's throughput
+  // trial at the other's batch runs first, on the reserve: the step its ramp never took. The pick over stored
+  // trials then takes it where it is faster, so best vs best no longer credits the other side with a batch size
+  // this one never ran. Whether such a trial ran (the outcomes are then read again).
+  static bool tried_where_a_ramp_was_cut(SearchRun& search, const std::string& precision,
+                                         std::vector<BackendOutcome>& outcomes) {
+    BackendOutcome* native = pick(outcomes, false);
+    BackendOutcome* compiled = pick(outcomes, true);
+    if (!native || !compiled) return false;
+    for (auto [cut, other] : {std::make_pair(native, compiled), std::make_pair(compiled, native)}) {
+      const int batch = other->best->batch_size;
+      if (!ramp_cut_below(*cut->best, throughput_sizes_tried(search.db.trials(cut->study_id)), batch)) continue;
+      search.progress << "[confirm " << precision << "] "
+                      << describe_ramp_cut(cut->backend, *cut->best, other->backend, batch)
+                      << strf(": %s at %d runs first, so that best vs best does not credit %s with a batch size %s "
+                              "never ran\n",
+                              cut->backend.c_str(), batch, other->backend.c_str(), cut->backend.c_str());
+      const auto first = throughput_trial_at(search.db, *cut, cut->best->batch_size);
+      StudyTrials trials(search, *cut, search.budget);
+      trials.stored_or_run(Candidate{batch, first ? first->first.learning_rate : cut->best->learning_rate, 0});
+      count_in_summary(search.summary, *cut);
+      return true;  // one step: the other side's batch then stands against the cut side's best
+    }
+    return false;
   }
 
   // Up to confirm_rounds alternating rounds of the two sides, the first `free_rounds` whatever the budget says (fewer

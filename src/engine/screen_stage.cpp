@@ -1,6 +1,7 @@
 // The screen (search scope, first): one throughput trial per backend x precision at one batch, stored in that
 // pair's study (where its batch stage reuses it), a second round for a precision the first would drop (its fastest
-// pair and its reference again, engine/screening.h: screen_rechecks), then judge_screen's verdicts: the pairs that
+// pair and its reference again) and for a compiler it would drop within a kept precision (engine/screening.h:
+// screen_rechecks), then judge_screen's verdicts: the pairs that
 // cannot win are not searched. Runs when the request asks for it (the default coverage) and there are two pairs
 // or more. Reads screen_batch_size (within min/max_batch_size), ramp_learning_rate, screen_keep_share,
 // screen_budget_share and trial_timeout.
@@ -74,7 +75,7 @@ std::vector<ScreenEntry> ScreenStage::screen(SearchRun& search) const {
       const TrialResult result = trials.stored_or_run({batch_, learning_rate_, 0});
       entries.push_back({pair.backend, pair.precision, batch_, result, true, "", outcomes.back().study_id});
     }
-    std::vector<ScreenRecheck> rechecks = screen_rechecks(entries, keep_share_);
+    std::vector<ScreenRecheck> rechecks = screen_rechecks(entries, kNativeBackend, keep_share_);
     for (ScreenRecheck& second : rechecks) recheck(search, entries, outcomes, limits, second);
     judge(search, entries, limits, rechecks);
   } catch (const StopRequested&) {
@@ -83,7 +84,7 @@ std::vector<ScreenEntry> ScreenStage::screen(SearchRun& search) const {
   return entries;
 }
 
-// The second round of one precision: its pair and its reference in the reverse of round 1's order, each a new
+// The second round of one precision (or one compiler): its pair and its reference in the reverse of round 1's order, each a new
 // trial (repeat kScreenRecheckRepeat) under its round-1 limit. It runs when its two round-1 trials took at most a
 // quarter of the budget left: dropping a precision drops its whole row, but a second round that would eat the
 // search's budget costs more than it saves.
@@ -92,15 +93,16 @@ void ScreenStage::recheck(SearchRun& search, const std::vector<ScreenEntry>& ent
                           ScreenRecheck& second) const {
   const double cost = entries[second.pair].result.wall_seconds + entries[second.reference].result.wall_seconds;
   const double left = search.budget - search.elapsed();
+  const std::string what = second.one_backend ? entries[second.pair].backend + " " + second.precision : second.precision;
   if (cost > kRecheckBudgetShare * left) {
     search.progress << strf("tune: screen: no second round for %s: its two trials took %s, over a quarter of the "
-                            "%s left\n", second.precision.c_str(), format_duration(cost).c_str(),
-                            format_duration(left).c_str());
+                            "%s left\n", what.c_str(), format_duration(cost).c_str(), format_duration(left).c_str());
     return;
   }
   std::array<size_t, 2> order{second.pair, second.reference};
   if (second.pair < second.reference) std::swap(order[0], order[1]);
-  search.progress << "tune: screen: a second round for " << second.precision << ", whose one trial each would drop it: "
+  search.progress << "tune: screen: a second round for " << what << ", whose one trial "
+                  << (second.one_backend ? "would drop it: " : "each would drop it: ")
                   << entries[order[0]].backend << " " << entries[order[0]].precision << ", then "
                   << entries[order[1]].backend << " " << entries[order[1]].precision << "\n" << std::flush;
   std::array<double, 2> samples_per_second{};

@@ -69,9 +69,17 @@ bool can_win(const ScreenEntry& e, const std::vector<ScreenEntry>& entries, doub
   return e.result.ok() && within_band(share_of(e, *reference_for(entries, e.precision)), keep_share);
 }
 
+// The second round of a whole precision (nullptr when it had none).
 const ScreenRecheck* recheck_of(const std::vector<ScreenRecheck>& rechecks, const std::string& precision) {
   for (const auto& r : rechecks)
-    if (r.precision == precision) return &r;
+    if (!r.one_backend && r.precision == precision) return &r;
+  return nullptr;
+}
+
+// The second round of one entry of a kept precision (nullptr when it had none).
+const ScreenRecheck* own_recheck(const std::vector<ScreenRecheck>& rechecks, size_t entry) {
+  for (const auto& r : rechecks)
+    if (r.one_backend && r.pair == entry) return &r;
   return nullptr;
 }
 
@@ -103,11 +111,9 @@ std::string screen_figures(const ScreenEntry& e, const std::vector<ScreenEntry>&
               of.c_str(), reference.backend.c_str(), reference.precision.c_str());
 }
 
-// What the second round of the entry's precision measured, when it had one: " (its second round: jit bf16 at 66%
-// of eager fp32)".
-std::string second_round(const ScreenEntry& e, const std::vector<ScreenEntry>& entries,
-                         const std::vector<ScreenRecheck>& rechecks) {
-  const ScreenRecheck* r = recheck_of(rechecks, e.precision);
+// What a second round (the entry's own, or its precision's) measured, when it had one: " (its second round: jit
+// bf16 at 66% of eager fp32)".
+std::string second_round(const ScreenRecheck* r, const std::vector<ScreenEntry>& entries) {
   if (!r) return "";
   const ScreenEntry& pair = entries[r->pair];
   const ScreenEntry& reference = entries[r->reference];
@@ -123,11 +129,17 @@ std::string dropped_reason(const std::string& figures, double keep_share, bool t
               100 * keep_share, 100 * kScreenNoiseShare, two_rounds ? "in both rounds" : "indicative: one trial each");
 }
 
+// Whether a second round ran and put its pair within the band.
+bool within_band_again(const ScreenRecheck* second, double keep_share) {
+  return second && second->share && within_band(*second->share, keep_share);
+}
+
 // The verdict on one entry that ran.
 void judge_entry(ScreenEntry& e, const std::vector<ScreenEntry>& entries, const std::string& native_backend,
                  double keep_share, const std::vector<ScreenRecheck>& rechecks) {
   const std::string figures = screen_figures(e, entries);
   const ScreenRecheck* second = recheck_of(rechecks, e.precision);
+  const ScreenRecheck* own = own_recheck(rechecks, static_cast<size_t>(&e - entries.data()));
   if (share_of(e, *reference_for(entries, e.precision)) >= keep_share) {
     e.reason = "kept: " + figures;
   } else if (can_win(e, entries, keep_share)) {
@@ -140,16 +152,28 @@ void judge_entry(ScreenEntry& e, const std::vector<ScreenEntry>& entries, const 
     e.reason = "kept as the baseline of " + e.precision + "'s speed-ups: " + figures;
   } else if (&e == fastest_compiler(entries, e.precision, native_backend)) {
     e.reason = "kept as " + e.precision + "'s fastest compiler, to measure whether compiling pays off: " + figures;
+  } else if (within_band_again(own, keep_share)) {
+    e.reason = strf("kept: %s, but its second round put it within the screen's noise band (%.0f%%) of the %.0f%% "
+                    "kept: its search decides", figures.c_str(), 100 * kScreenNoiseShare, 100 * keep_share);
   } else {
     e.kept = false;
-    e.reason = dropped_reason(figures, keep_share, false);
+    e.reason = dropped_reason(figures, keep_share, own && own->share);
   }
-  e.reason += second_round(e, entries, rechecks);
+  e.reason += second_round(own ? own : second, entries);
+}
+
+// Round 1 would drop this entry of a precision it keeps: a compiler, not that precision's fastest, below the band.
+bool dropped_within_kept_precision(const ScreenEntry& e, const std::vector<ScreenEntry>& entries,
+                                   const std::string& native_backend, double keep_share) {
+  return e.result.ok() && e.backend != native_backend && !can_win(e, entries, keep_share) &&
+         precision_can_win(entries, e.precision, keep_share, {}) &&
+         &e != fastest_compiler(entries, e.precision, native_backend);
 }
 
 }  // namespace
 
-std::vector<ScreenRecheck> screen_rechecks(const std::vector<ScreenEntry>& entries, double keep_share) {
+std::vector<ScreenRecheck> screen_rechecks(const std::vector<ScreenEntry>& entries, const std::string& native_backend,
+                                           double keep_share) {
   std::vector<std::string> precisions;
   for (const auto& e : entries)
     if (std::find(precisions.begin(), precisions.end(), e.precision) == precisions.end())
@@ -160,8 +184,15 @@ std::vector<ScreenRecheck> screen_rechecks(const std::vector<ScreenEntry>& entri
     if (!pair || precision_can_win(entries, precision, keep_share, {})) continue;
     const ScreenEntry* reference = reference_for(entries, precision);
     if (share_of(*pair, *reference) < kRecheckFloorShare) continue;
-    out.push_back({precision, static_cast<size_t>(pair - entries.data()),
+    out.push_back({precision, false, static_cast<size_t>(pair - entries.data()),
                    static_cast<size_t>(reference - entries.data()), std::nullopt});
+  }
+  for (size_t i = 0; i < entries.size(); ++i) {
+    const ScreenEntry& e = entries[i];
+    if (!dropped_within_kept_precision(e, entries, native_backend, keep_share)) continue;
+    const ScreenEntry* reference = reference_for(entries, e.precision);
+    if (share_of(e, *reference) < kRecheckFloorShare) continue;
+    out.push_back({e.precision, true, i, static_cast<size_t>(reference - entries.data()), std::nullopt});
   }
   return out;
 }

@@ -48,15 +48,21 @@ constexpr int kScreenRecheckRepeat = -1;
 
 struct ScreenRecheck {
   std::string precision;
-  size_t pair = 0;       // entries' index: the precision's fastest pair that ran
+  // false: the whole precision, which round 1 would drop; true: one compiler of a precision round 1 keeps, which
+  // round 1 would drop as slower than that precision's fastest compiler
+  bool one_backend = false;
+  size_t pair = 0;       // entries' index: the precision's fastest pair that ran (one_backend: that compiler)
   size_t reference = 0;  // entries' index: the fastest pair comparable with it (its backend ran at the precision)
   std::optional<double> share;  // round 2's samples/s of pair over reference; none where either did not run
 };
 
-// The precisions round 1 would drop on speed alone whose fastest pair reached at least half its reference: below
-// that one trial stands (a burst slows a trial 2-3x, rarely more, and a full-size model's fp32 at a third of bf16
-// would spend minutes of compiles on a second round).
-std::vector<ScreenRecheck> screen_rechecks(const std::vector<ScreenEntry>& entries, double keep_share);
+// The second rounds round 1 asks for: each precision it would drop on speed alone whose fastest pair reached at
+// least half its reference, and each compiler it would drop within a precision it keeps (not that precision's
+// fastest compiler) that reached at least half its reference: below half one trial stands (a burst slows a trial
+// 2-3x, rarely more, and a full-size model's fp32 at a third of bf16 would spend minutes of compiles on a second
+// round). A drop is a decision of the row: it rests on two rounds that agree, or says it is indicative.
+std::vector<ScreenRecheck> screen_rechecks(const std::vector<ScreenEntry>& entries, const std::string& native_backend,
+                                           double keep_share);
 
 // Keeps what can win: an entry within keep_share of the fastest comparable entry's samples/s at the screening
 // batch, or below it by less than the screen's noise band (one trial each: the search decides those); in a

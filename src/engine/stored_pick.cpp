@@ -1,8 +1,11 @@
 // The pick over every stored trial (stored_pick.h).
 #include "engine/stored_pick.h"
 
+#include <algorithm>
+
 #include "tuners/batch_pick.h"
 #include "tuners/objective.h"
+#include "util/table_format.h"
 
 namespace tune {
 
@@ -38,6 +41,27 @@ BestConfig with_speed_of(const BestConfig& best, const ToldTrial& trial) {
                   ? best.mfu * (r.flops_per_step / r.step_time_median) / old_flops_per_second
                   : 0;
   return moved;
+}
+
+bool ramp_cut_below(const BestConfig& best, const std::vector<int>& sizes_tried, int other_batch) {
+  const BatchLimit limit = best.stop.batch_limit;
+  if (best.batch_size >= other_batch || (limit != BatchLimit::budget && limit != BatchLimit::trials)) return false;
+  return std::none_of(sizes_tried.begin(), sizes_tried.end(), [&](int size) { return size >= other_batch; });
+}
+
+std::string describe_ramp_cut(const std::string& backend, const BestConfig& best, const std::string& other_backend,
+                              int other_batch) {
+  const char* why = best.stop.batch_limit == BatchLimit::trials ? "max trials" : "budget";
+  return strf("%s's batch ramp stopped at %d (%s), below %s's %d", backend.c_str(), best.batch_size, why,
+              other_backend.c_str(), other_batch);
+}
+
+std::vector<int> throughput_sizes_tried(const std::vector<StoredTrial>& trials) {
+  std::vector<int> sizes;
+  for (const auto& t : trials)
+    if (t.spec.purpose == TrialPurpose::throughput && t.spec.repeat == 0 && !t.superseded)
+      sizes.push_back(t.spec.batch_size);
+  return sizes;
 }
 
 }  // namespace tune

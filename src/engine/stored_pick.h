@@ -5,6 +5,7 @@
 // and the table (report).
 #pragma once
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "store/database.h"
@@ -24,5 +25,16 @@ std::optional<ToldTrial> overruling_stored_trial(const std::vector<StoredTrial>&
 // `best` with the speed figures of `trial` (batch, samples/s, step time and its CI, overhead, memory, FLOPs; the MFU
 // scaled to its FLOP/s against the same peak), its learning rate and stop reasons kept.
 BestConfig with_speed_of(const BestConfig& best, const ToldTrial& trial);
+
+// Whether a best's batch ramp stopped below `other_batch` for want of budget or of trials (BatchLimit budget,
+// trials) without trying that size or a larger one (`sizes_tried`: its throughput trials' batches, any status).
+// Compared with a config at `other_batch`, the gap would credit the other side with a batch size this one never
+// got to run; a ramp that ended on its own (slower, out of memory, failed, the range's end) stands.
+bool ramp_cut_below(const BestConfig& best, const std::vector<int>& sizes_tried, int other_batch);
+// "eager's batch ramp stopped at 2 (budget), below jit's 32": such a cut, said (budget or "max trials").
+std::string describe_ramp_cut(const std::string& backend, const BestConfig& best, const std::string& other_backend,
+                              int other_batch);
+// The sizes a study's own throughput trials tried (the search's, not the confirmation's repeats), any status.
+std::vector<int> throughput_sizes_tried(const std::vector<StoredTrial>& trials);
 
 }  // namespace tune

@@ -18,8 +18,8 @@ namespace tune {
 // learning-rate horizon (lr_horizon_steps) and the job it was chosen for (job_steps); 7: rows of table schema 7
 // (budget, screened-out rows), each search's wanted horizon (lr_horizon_wanted: more than lr_horizon_steps when cut);
 // 8: rows of table schema 9 (its 8's paired verdict, and MFU against the row's `mfu_peak`, measured where stored);
-// 9: rows of table schema 12 (each backend's `confirmation_rounds`)
-constexpr int kSearchJsonSchemaVersion = 9;
+// 9: rows of table schema 12 (each backend's `confirmation_rounds`); 10: rows of table schema 13 (`batch_cut`)
+constexpr int kSearchJsonSchemaVersion = 10;
 
 // One finished search and the rows of the table it answers.
 struct SearchReport {

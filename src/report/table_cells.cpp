@@ -77,9 +77,10 @@ std::string same_batch_cell(const TableRow& row, bool equal) {
 // Each at its own batch: the confirmation's paired speed-up where it ran (the verdict's), else the single trials'.
 std::string best_vs_best_cell(const TableRow& row) {
   const int native_batch = row.native_result()->best.batch_size, compiled_batch = row.compiled_result()->best.batch_size;
+  const std::string cut = row.batch_cut.empty() ? "" : "; " + row.batch_cut;
   if (row.is_confirmed())
-    return strf("%.2fx (%d vs %d, paired)", row.confirmed.ratio, native_batch, compiled_batch);
-  return strf("%.2fx (%d vs %d)", row.best_vs_best_speedup, native_batch, compiled_batch);
+    return strf("%.2fx (%d vs %d, paired%s)", row.confirmed.ratio, native_batch, compiled_batch, cut.c_str());
+  return strf("%.2fx (%d vs %d%s)", row.best_vs_best_speedup, native_batch, compiled_batch, cut.c_str());
 }
 
 }  // namespace
@@ -146,6 +147,11 @@ const char* const kPairedVerdictNote =
     "compile\" when the interval lies above or below 1, \"no difference within the noise\" when it holds 1, "
     "\"unconfirmed\" when fewer than 2 rounds ran: the row's other speed-ups are single trials from different "
     "stages of the search, not paired, and are no finding on their own.";
+const char* const kBatchCutNote =
+    "\"X's batch ramp stopped at N (budget), below Y's M\" in best vs best (and \"batch size in it\" in the verdict): "
+    "the budget or the trial cap ended X's batch search before it tried size M, so the comparison credits Y with a "
+    "batch size X never ran. A search now runs X at M before the confirmation's rounds and picks X's best over "
+    "both; rows stored before that keep the mark until their search runs again.";
 const char* const kStoredPickNote =
     "\"stored trial\" after a batch size: the search stored a smaller size as its best, but a throughput trial its "
     "study holds at this size (the screen's, which the budget-cut batch ramp never reached) was faster, so the row "
@@ -348,6 +354,8 @@ std::vector<std::string> table_notes(const TestedModelsTable& table) {
   if (any_rate_edge(table)) notes.push_back(kRateEdgeNote);
   if (any_uncompared_better_rate(table)) notes.push_back(kUncomparedRateNote);
   if (any_stored_pick(table)) notes.push_back(kStoredPickNote);
+  if (std::any_of(table.rows.begin(), table.rows.end(), [](const TableRow& r) { return !r.batch_cut.empty(); }))
+    notes.push_back(kBatchCutNote);
   if (any_rates_not_separated(table)) notes.push_back(kRatesNotSeparatedNote);
   if (any_batch_within_noise(table)) notes.push_back(kBatchWithinNoiseNote);
   if (any_batch_limit(table, BatchLimit::trials)) notes.push_back(kTrialCapNote);
@@ -376,7 +384,8 @@ std::string paired_verdict_cell(const TableRow& row) {
   const std::string words = p.verdict == PairedVerdict::faster   ? "compile"
                             : p.verdict == PairedVerdict::slower ? "don't compile"
                                                                  : "no difference within the noise";
-  return words + strf(": %.2fx (CI %.2f-%.2f, ", p.ratio, p.ci_low, p.ci_high) + rounds(p.rounds) + ")";
+  const std::string cut = row.batch_cut.empty() ? "" : "; batch size in it: a ramp was cut, see best vs best";
+  return words + strf(": %.2fx (CI %.2f-%.2f, ", p.ratio, p.ci_low, p.ci_high) + rounds(p.rounds) + cut + ")";
 }
 
 std::string break_even_cell(const TableRow& row) {

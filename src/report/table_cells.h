@@ -67,6 +67,7 @@ extern const char* const kSpeedupNote;
 extern const char* const kRunnerUpNote;
 extern const char* const kUncomparedRateNote;
 extern const char* const kStoredPickNote;
+extern const char* const kBatchCutNote;
 extern const char* const kRatesNotSeparatedNote;
 extern const char* const kBatchWithinNoiseNote;
 extern const char* const kBatchLimitNote;

@@ -132,6 +132,7 @@ nlohmann::json row_json(const TableRow& row) {
           {"backends", backends}, {"speedup", a.speedup}, {"speedup_batch_size", a.batch_size},
           {"speedup_best_vs_best", row.best_vs_best_speedup}, {"paired", paired_json(row)},
           {"paired_same_batch", paired_same_batch_json(row)},
+          {"batch_cut", row.batch_cut.empty() ? nlohmann::json(nullptr) : nlohmann::json(row.batch_cut)},
           {"net_compile_overhead_seconds", row.compile_overhead_seconds},
           {"worth_compiling", a.worth_compiling},
           {"break_even_steps", a.break_even_steps}, {"break_even_seconds", a.break_even_seconds},

@@ -261,9 +261,25 @@ void confirm(TableRow& row, const BackendResult& native, const BackendResult& co
   row.break_even_steps_high = at(row.confirmed.ci_low).break_even_steps;
 }
 
+std::vector<int> sizes_tried(const BackendResult& r) {
+  std::vector<int> sizes;
+  for (const auto& p : r.batch_curve) sizes.push_back(p.batch_size);
+  return sizes;
+}
+
+// engine/stored_pick.h's ramp_cut_below of either side against the other's batch, said; a screened-out side's
+// one trial has its own note.
+std::string describe_batch_cut(const BackendResult& native, const BackendResult& compiled) {
+  for (auto [cut, other] : {std::make_pair(&native, &compiled), std::make_pair(&compiled, &native)})
+    if (cut->screened_out.empty() && ramp_cut_below(cut->best, sizes_tried(*cut), other->best.batch_size))
+      return describe_ramp_cut(cut->backend, cut->best, other->backend, other->best.batch_size);
+  return "";
+}
+
 void compare_at_equal_batch(TableRow& row) {
   const BackendResult& n = row.backends[*row.native];
   const BackendResult& c = row.backends[*row.compiled];
+  row.batch_cut = describe_batch_cut(n, c);
   if (n.best.samples_per_second > 0) row.best_vs_best_speedup = c.best.samples_per_second / n.best.samples_per_second;
   confirm(row, n, c);
   row.confirmed_equal_batch =

@@ -34,7 +34,9 @@ namespace tune {
 // rate of the curve, and each backend's `learning_rate_held_out_accuracy` (null where scored on the training loss)
 // 12: each backend's `confirmation_rounds` (its best config over the confirmation's rounds: rounds, geometric mean
 // samples/s, MFU; null under two), what the table's samples/s cell shows in a row with a paired verdict
-constexpr int kTableJsonSchemaVersion = 12;
+// 13: the row's `batch_cut` (TableRow::batch_cut: best vs best mixes in a size one side's cut ramp never ran; null
+// where fair)
+constexpr int kTableJsonSchemaVersion = 13;
 constexpr double kSittingGap = 3600;  // seconds between two trials of a row that start a new sitting
 
 struct BatchPoint {
@@ -187,6 +189,11 @@ struct TableRow {
   // unconfirmed. Its break-even at the interval's ends: fewest steps (speed-up at ci_high), most (at ci_low).
   Amortization confirmed_amortization;
   double break_even_steps_low = 0, break_even_steps_high = 0;
+  // Where best vs best mixes in a batch size one side never ran: that side's batch ramp stopped below the other's
+  // batch for want of budget or trials (engine/stored_pick.h ramp_cut_below), "eager's ramp stopped at 2 (budget),
+  // below jit's 32"; empty where the comparison is fair. A search since the confirmation ran that size first no
+  // longer leaves one; rows stored before it may.
+  std::string batch_cut;
   // What the answer rests on: the confirmed comparison when the rounds ran, else the equal-batch one.
   // Whether the confirmation's rounds gave the row a paired verdict (two or more rounds).
   bool is_confirmed() const { return confirmed.verdict != PairedVerdict::unconfirmed; }
