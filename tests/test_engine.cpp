@@ -361,6 +361,42 @@ TEST_F(EngineFixture, ARampCutBelowTheOtherSidesBatchRunsThatBatchBeforeTheRound
   EXPECT_NEAR(row.confirmed.ratio, 1.5, 1e-9);
 }
 
+// Eager's ramp trials from 16 on ran slow (0.4x, as a burst does), so its ramp picked 8; the confirmation's rounds at
+// jit's 16 all beat its rounds at 8, so the row moves eager to 16 and the verdict compares the two there (1.1x),
+// not eager at 8 against jit at 16 (2.2x, mostly batch size).
+TEST_F(EngineFixture, NativesRoundsFasterAtTheCompiledBatchMoveItsBest) {
+  Database db((dir / "t.db").string());
+  settings.confirm_rounds = 2;
+  StageList stages = ramp_then_confirm(settings);
+  SearchEngine engine(db, [](const TrialSpec& s, const std::string&) {
+    TrialResult r = simulated_trial(s);
+    const bool jit = s.step.backend == "jit";
+    const double b = s.batch_size, peak = 16, per_sample = jit ? 110 : 100;
+    r.samples_per_second = b <= peak ? per_sample * b : per_sample * peak * std::sqrt(peak / b);
+    if (!jit && s.batch_size >= 16 && s.repeat == 0) r.samples_per_second *= 0.4;
+    r.step_time_median = b / r.samples_per_second;
+    return r;
+  }, settings, progress, std::move(stages));
+  request.backends = {"eager", "jit"};
+  engine.run(request, 3600);
+  EXPECT_NE(progress.str().find("[confirm fp32] eager batch 8 vs jit batch 16: 2.20x"), std::string::npos)
+      << progress.str();
+  const TestedModelsTable table = gather_tested_models(db, "t.db");
+  ASSERT_EQ(table.rows.size(), 1u);
+  const TableRow& row = table.rows[0];
+  const BackendResult& eager = row.backends[*row.native];
+  EXPECT_EQ(eager.best.batch_size, 16);
+  EXPECT_EQ(eager.moved_by_rounds_from, 8);
+  EXPECT_EQ(eager.rate_batch_size, 8);
+  EXPECT_NEAR(row.confirmed.ratio, 1.1, 1e-9);
+  EXPECT_EQ(row.confirmed.rounds, 2);
+  const auto cells = table_cells(row);
+  EXPECT_NE(std::find(cells.begin(), cells.end(), "16 (the rounds: 8 ran slower)"), cells.end()) << join(cells, " | ");
+  const auto notes = table_notes(table);
+  EXPECT_NE(std::find(notes.begin(), notes.end(), std::string(kMovedByRoundsNote)), notes.end());
+  EXPECT_EQ(std::find(notes.begin(), notes.end(), std::string(kStoredPickNote)), notes.end());
+}
+
 // The confirmation compares the two configs the row shows, whichever search found them: here jit's best is an
 // earlier search's, and this one searched eager alone.
 TEST_F(EngineFixture, TheConfirmationComparesTheRowsConfigsFromEveryStudy) {

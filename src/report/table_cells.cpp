@@ -147,6 +147,11 @@ const char* const kPairedVerdictNote =
     "compile\" when the interval lies above or below 1, \"no difference within the noise\" when it holds 1, "
     "\"unconfirmed\" when fewer than 2 rounds ran: the row's other speed-ups are single trials from different "
     "stages of the search, not paired, and are no finding on their own.";
+const char* const kMovedByRoundsNote =
+    "\"the rounds: N ran slower\" after native's batch size: its batch ramp picked N on one trial per size, but the "
+    "confirmation, which ran native at the compiled backend's size in rounds of its own, found every round there "
+    "faster than every round at N, in the same sitting; so native's best is this size, the verdict compares the two "
+    "backends at it, and the rate is the one searched at N (\"searched at batch N\").";
 const char* const kBatchCutNote =
     "\"X's batch ramp stopped at N (budget), below Y's M\" in best vs best (and \"batch size in it\" in the verdict): "
     "the budget or the trial cap ended X's batch search before it tried size M, so the comparison credits Y with a "
@@ -273,7 +278,14 @@ bool any_batch_within_noise(const TestedModelsTable& table) {
 bool any_stored_pick(const TestedModelsTable& table) {
   for (const auto& row : table.rows)
     for (const auto& b : row.backends)
-      if (b.rate_batch_size > 0) return true;
+      if (b.rate_batch_size > 0 && b.moved_by_rounds_from == 0) return true;
+  return false;
+}
+
+bool any_moved_by_rounds(const TestedModelsTable& table) {
+  for (const auto& row : table.rows)
+    for (const auto& b : row.backends)
+      if (b.moved_by_rounds_from > 0) return true;
   return false;
 }
 
@@ -317,7 +329,10 @@ std::string batch_size_cell(const BackendResult& r, const std::string& backend) 
   std::string notes = backend;
   const std::string limit = r.screened_out.empty() ? batch_limit_note(r) : "screened out";
   if (!limit.empty()) notes += (notes.empty() ? "" : "; ") + limit;
-  if (r.rate_batch_size > 0) notes += (notes.empty() ? "" : "; ") + std::string("stored trial");
+  if (r.moved_by_rounds_from > 0)
+    notes += (notes.empty() ? "" : "; ") + strf("the rounds: %d ran slower", r.moved_by_rounds_from);
+  else if (r.rate_batch_size > 0)
+    notes += (notes.empty() ? "" : "; ") + std::string("stored trial");
   const std::vector<int> within = r.batches_within_noise();
   std::vector<std::string> sizes;
   for (int size : within) sizes.push_back(std::to_string(size));
@@ -354,6 +369,7 @@ std::vector<std::string> table_notes(const TestedModelsTable& table) {
   if (any_rate_edge(table)) notes.push_back(kRateEdgeNote);
   if (any_uncompared_better_rate(table)) notes.push_back(kUncomparedRateNote);
   if (any_stored_pick(table)) notes.push_back(kStoredPickNote);
+  if (any_moved_by_rounds(table)) notes.push_back(kMovedByRoundsNote);
   if (std::any_of(table.rows.begin(), table.rows.end(), [](const TableRow& r) { return !r.batch_cut.empty(); }))
     notes.push_back(kBatchCutNote);
   if (any_rates_not_separated(table)) notes.push_back(kRatesNotSeparatedNote);

@@ -56,6 +56,7 @@ bool any_rates_not_separated(const TestedModelsTable& table);
 bool any_batch_within_noise(const TestedModelsTable& table);
 // Whether a row picked a stored trial's batch over the search's stored best (BackendResult::rate_batch_size).
 bool any_stored_pick(const TestedModelsTable& table);
+bool any_moved_by_rounds(const TestedModelsTable& table);  // a native best the confirmation's rounds moved
 // Whether a runner-up scored below its chosen rate (a stored rate the search did not compare), for its note.
 bool any_uncompared_better_rate(const TestedModelsTable& table);
 
@@ -68,6 +69,7 @@ extern const char* const kRunnerUpNote;
 extern const char* const kUncomparedRateNote;
 extern const char* const kStoredPickNote;
 extern const char* const kBatchCutNote;
+extern const char* const kMovedByRoundsNote;
 extern const char* const kRatesNotSeparatedNote;
 extern const char* const kBatchWithinNoiseNote;
 extern const char* const kBatchLimitNote;

@@ -65,6 +65,7 @@ nlohmann::json backend_json(const TableRow& row, const BackendResult& r) {
           {"limit_batch_size", b.stop.limit_batch_size ? nlohmann::json(b.stop.limit_batch_size) : nlohmann::json(nullptr)},
           {"learning_rate", b.learning_rate}, {"learning_rate_edge", to_string(b.stop.lr_edge)},
           {"learning_rate_batch_size", r.rate_batch_size ? r.rate_batch_size : b.batch_size},
+          {"batch_moved_by_rounds_from", r.moved_by_rounds_from ? nlohmann::json(r.moved_by_rounds_from) : nullptr},
           {"learning_rate_learned_share", r.learned_share() ? nlohmann::json(*r.learned_share()) : nullptr},
           {"learning_rates_separated", r.rates_separated()},
           {"learning_rate_held_out_accuracy", held_out_accuracy_json(r)},

@@ -35,7 +35,7 @@ namespace tune {
 // 12: each backend's `confirmation_rounds` (its best config over the confirmation's rounds: rounds, geometric mean
 // samples/s, MFU; null under two), what the table's samples/s cell shows in a row with a paired verdict
 // 13: the row's `batch_cut` (TableRow::batch_cut: best vs best mixes in a size one side's cut ramp never ran; null
-// where fair)
+// where fair); each backend's `batch_moved_by_rounds_from` (BackendResult::moved_by_rounds_from; null: not moved)
 constexpr int kTableJsonSchemaVersion = 13;
 constexpr double kSittingGap = 3600;  // seconds between two trials of a row that start a new sitting
 
@@ -45,6 +45,7 @@ struct BatchPoint {
   double samples_per_second = 0;  // 0 unless ok
   int64_t peak_memory_bytes = 0;
   double compile_overhead_seconds = 0;  // the trial's warm-up overhead (compile + first steps - steady steps)
+  TrialResult trial;                    // the trial itself: what a best moved to this size takes its figures from
 };
 
 struct LearningRatePoint {
@@ -84,6 +85,11 @@ struct BackendResult {
   // its study's own stored trials overrule (a faster size its budget-cut ramp never reached; engine/stored_pick.h),
   // so its rate comes from the old batch.
   int rate_batch_size = 0;
+  // The batch its ramp picked, when the confirmation's rounds moved native's best from it (0: they did not): every
+  // round of native at the compiled backend's batch ran faster than every round at the ramp's pick, whose one
+  // ramp trial was a slow one; the row then shows native at the compiled backend's batch (rate_batch_size says
+  // where its rate was searched), and the verdict compares the two there.
+  int moved_by_rounds_from = 0;
   // Why the screen dropped it, when it did and no search ran: `best` is then its screening trial (batch, speed,
   // memory; no learning rate).
   std::string screened_out;
@@ -119,7 +125,7 @@ struct BackendResult {
   std::optional<RoundsSpeed> rounds_speed() const;
   // The sizes whose one throughput trial lies within that share of the fastest size's: a difference smaller than
   // one config's own trial-to-trial spread is no finding, so any of them answers the batch question (the pick among
-  // them is batch_pick.h's). Sorted; empty without a noise share.
+  // them is batch_pick.h's). Sorted; empty without a noise share, and for a best the rounds moved.
   std::vector<int> batches_within_noise() const;
 };
 
