@@ -361,27 +361,37 @@ TEST_F(EngineFixture, ARampCutBelowTheOtherSidesBatchRunsThatBatchBeforeTheRound
   EXPECT_NEAR(row.confirmed.ratio, 1.5, 1e-9);
 }
 
+namespace {
+
+// Eager and jit through the ramp and a two-round confirmation on a machine whose samples/s `speed` gives, each
+// the same per sample at every size up to `peak` and less beyond; the ramp's trials (repeat 0) of `slow` from
+// `slow_from` on read `slow_share` of it, as a burst slows them. The store's one row.
+TestedModelsTable confirm_on(EngineFixture& f, Database& db, const std::string& slow, int slow_from, double slow_share,
+                             double peak) {
+  f.settings.confirm_rounds = 2;
+  SearchEngine engine(db, [=](const TrialSpec& s, const std::string&) {
+    TrialResult r = simulated_trial(s);
+    const double b = s.batch_size, per_sample = s.step.backend == "jit" ? 110 : 100;
+    r.samples_per_second = b <= peak ? per_sample * b : per_sample * peak * std::sqrt(peak / b);
+    if (s.step.backend == slow && s.batch_size >= slow_from && s.repeat == 0) r.samples_per_second *= slow_share;
+    r.step_time_median = b / r.samples_per_second;
+    return r;
+  }, f.settings, f.progress, ramp_then_confirm(f.settings));
+  f.request.backends = {"eager", "jit"};
+  engine.run(f.request, 3600);
+  return gather_tested_models(db, "t.db");
+}
+
+}  // namespace
+
 // Eager's ramp trials from 16 on ran slow (0.4x, as a burst does), so its ramp picked 8; the confirmation's rounds at
 // jit's 16 all beat its rounds at 8, so the row moves eager to 16 and the verdict compares the two there (1.1x),
 // not eager at 8 against jit at 16 (2.2x, mostly batch size).
 TEST_F(EngineFixture, NativesRoundsFasterAtTheCompiledBatchMoveItsBest) {
   Database db((dir / "t.db").string());
-  settings.confirm_rounds = 2;
-  StageList stages = ramp_then_confirm(settings);
-  SearchEngine engine(db, [](const TrialSpec& s, const std::string&) {
-    TrialResult r = simulated_trial(s);
-    const bool jit = s.step.backend == "jit";
-    const double b = s.batch_size, peak = 16, per_sample = jit ? 110 : 100;
-    r.samples_per_second = b <= peak ? per_sample * b : per_sample * peak * std::sqrt(peak / b);
-    if (!jit && s.batch_size >= 16 && s.repeat == 0) r.samples_per_second *= 0.4;
-    r.step_time_median = b / r.samples_per_second;
-    return r;
-  }, settings, progress, std::move(stages));
-  request.backends = {"eager", "jit"};
-  engine.run(request, 3600);
+  const TestedModelsTable table = confirm_on(*this, db, "eager", 16, 0.4, 16);
   EXPECT_NE(progress.str().find("[confirm fp32] eager batch 8 vs jit batch 16: 2.20x"), std::string::npos)
       << progress.str();
-  const TestedModelsTable table = gather_tested_models(db, "t.db");
   ASSERT_EQ(table.rows.size(), 1u);
   const TableRow& row = table.rows[0];
   const BackendResult& eager = row.backends[*row.native];
@@ -395,6 +405,28 @@ TEST_F(EngineFixture, NativesRoundsFasterAtTheCompiledBatchMoveItsBest) {
   const auto notes = table_notes(table);
   EXPECT_NE(std::find(notes.begin(), notes.end(), std::string(kMovedByRoundsNote)), notes.end());
   EXPECT_EQ(std::find(notes.begin(), notes.end(), std::string(kStoredPickNote)), notes.end());
+}
+
+// The mirror image: jit's ramp trials from 8 on ran slow (0.1x), so its ramp picked 4 while eager's reached 32. The
+// two run at 32 in rounds; every jit round there beats every one at 4, so the row moves jit to 32 and its verdict
+// is 1.10x at one batch, not 0.14x.
+TEST_F(EngineFixture, CompiledRoundsFasterAtNativesLargerBatchMoveItsBest) {
+  Database db((dir / "t.db").string());
+  const TestedModelsTable table = confirm_on(*this, db, "jit", 8, 0.1, 256);
+  EXPECT_NE(progress.str().find("[confirm fp32] eager batch 32 vs jit batch 4: 0.14x"), std::string::npos)
+      << progress.str();
+  EXPECT_NE(progress.str().find("[confirm fp32] eager batch 32 vs jit batch 32: 1.10x"), std::string::npos)
+      << progress.str();
+  ASSERT_EQ(table.rows.size(), 1u);
+  const TableRow& row = table.rows[0];
+  const BackendResult& jit = row.backends[*row.compiled];
+  EXPECT_EQ(jit.best.batch_size, 32);
+  EXPECT_EQ(jit.moved_by_rounds_from, 4);
+  EXPECT_NEAR(row.confirmed.ratio, 1.1, 1e-9);
+  EXPECT_EQ(row.confirmed_equal_batch_size, 32);
+  const auto cells = table_cells(row);
+  EXPECT_NE(std::find(cells.begin(), cells.end(), "32 (jit; the rounds: 4 ran slower)"), cells.end())
+      << join(cells, " | ");
 }
 
 // The confirmation compares the two configs the row shows, whichever search found them: here jit's best is an

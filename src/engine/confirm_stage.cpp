@@ -3,8 +3,9 @@
 // batch its row shows: engine/stored_pick.h), measured again in alternating rounds of one sitting (round 1 native
 // then compiled, round 2 compiled then native, ...), each trial a new process (TrialSpec::repeat 1, 2, ...). The table's verdict
 // and its interval come from these rounds (stats/paired_ratio.h), not from trials taken minutes apart in different
-// stages. Where the two bests differ in batch, native at compiled's batch against compiled follows in rounds of its
-// own, each only when the budget fits it: compiling alone, batch size apart. Before the rounds, a side whose batch ramp
+// stages. Where the two bests differ in batch, the two at one batch follow in rounds of their
+// own (at the larger of the two batches, the smaller side run there first where it never was), each only when the
+// budget fits it: compiling alone, batch size apart. Before the rounds, a side whose batch ramp
 // the budget cut below the other's batch runs that batch once (tried_where_a_ramp_was_cut). Reads confirm_rounds (0: no
 // confirmation) and confirm_budget_share (the budget it reserves).
 #include <algorithm>
@@ -105,14 +106,21 @@ class ConfirmStage : public SearchStage {
     if (!native_first || !compiled_first) return;
     std::array<Side, 2> best_vs_best{Side{search, *native, *native_first}, Side{search, *compiled, *compiled_first}};
     confirm_pair(search, precision, best_vs_best, 2);
-    // The bests differ in batch: compiling alone is measured apart, native at compiled's batch (the table's "same
-    // batch" speed-up), when the budget fits its rounds (none of them free) and native ran that size.
-    const int batch = compiled->best->batch_size;
-    if (native->best->batch_size != batch)
-      if (const auto native_there = throughput_trial_at(search.db, *native, batch)) {
-        std::array<Side, 2> one_batch{Side{search, *native, *native_there}, Side{search, *compiled, *compiled_first}};
+    // The bests differ in batch: compiling alone is measured apart, both at the larger of the two (the table's "same
+    // batch" speed-up, and where it moves the smaller side's best when every round there beats its pick's), the
+    // smaller side's trial there first where it has none, each only when the budget fits it (none of them free).
+    const int native_batch = native->best->batch_size, compiled_batch = compiled->best->batch_size;
+    if (native_batch != compiled_batch) {
+      const int batch = std::max(native_batch, compiled_batch);
+      const bool native_smaller = native_batch < batch;
+      BackendOutcome& smaller = native_smaller ? *native : *compiled;
+      if (const auto there = trial_at_or_run(search, precision, smaller, batch, native_smaller ? *native_first
+                                                                                                : *compiled_first)) {
+        std::array<Side, 2> one_batch{Side{search, *native, native_smaller ? *there : *native_first},
+                                      Side{search, *compiled, native_smaller ? *compiled_first : *there}};
         confirm_pair(search, precision, one_batch, 0);
       }
+    }
     count_in_summary(search.summary, *native);
     count_in_summary(search.summary, *compiled);
   }
@@ -141,6 +149,24 @@ class ConfirmStage : public SearchStage {
       return true;  // one step: the other side's batch then stands against the cut side's best
     }
     return false;
+  }
+
+  // The study's throughput trial at `batch`, else a new one at `first`'s rate when the budget fits it; nothing when
+  // the budget refuses it or it fails (out of memory at that size: the smaller side's pick stands).
+  static std::optional<ToldTrial> trial_at_or_run(SearchRun& search, const std::string& precision, BackendOutcome& o,
+                                                  int batch, const ToldTrial& first) {
+    if (auto there = throughput_trial_at(search.db, o, batch)) return there;
+    StudyTrials trials(search, o, search.budget);
+    trials.learn_from(first.first, first.second);
+    const Candidate candidate{batch, first.first.learning_rate, 0};
+    if (const auto refusal = trials.refuses(candidate)) {
+      search.progress << "[confirm " << precision << "] " << o.backend << " at batch " << batch
+                      << " for the same-batch rounds: " << *refusal << "\n";
+      return std::nullopt;
+    }
+    const TrialResult result = trials.stored_or_run(candidate);
+    if (!result.ok()) return std::nullopt;
+    return ToldTrial{candidate, result};
   }
 
   // Up to confirm_rounds alternating rounds of the two sides, the first `free_rounds` whatever the budget says (fewer

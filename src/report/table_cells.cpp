@@ -69,7 +69,7 @@ std::string day(const std::string& iso_time) { return iso_time.substr(0, 10); }
 std::string same_batch_cell(const TableRow& row, bool equal) {
   const PairedRatio& p = row.confirmed_equal_batch;
   if (p.verdict != PairedVerdict::unconfirmed && row.compiled)
-    return strf("%.2fx at %d (paired: CI %.2f-%.2f, %d rounds)", p.ratio, row.backends[*row.compiled].best.batch_size,
+    return strf("%.2fx at %d (paired: CI %.2f-%.2f, %d rounds)", p.ratio, row.confirmed_equal_batch_size,
                 p.ci_low, p.ci_high, p.rounds);
   return equal ? strf("%.2fx at %d (single trials)", row.amortization.speedup, row.amortization.batch_size) : "-";
 }
@@ -129,10 +129,11 @@ const char* const kSpeedupNote =
     "it (\"the search's trial\"), which may come from another sitting hours away (on the shared 2-core CPU of the "
     "committed table, the same config measured hours apart moved by a median 20%); else the search's one trial. MFU "
     "at the figure shown. "
-    "Speed-up (same batch): compiled over native samples/s at one batch size both ran (the compiled backend's "
-    "own when native ran it); \"paired\" where the confirmation ran native at the compiled backend's batch in "
-    "alternating rounds of its own (the interval as in the verdict), else \"single trials\", each the search's, "
-    "possibly from different sittings. Best vs best: each at its own chosen batch, so batch size is in it too; "
+    "Speed-up (same batch): compiled over native samples/s at one batch size; \"paired\" where the confirmation "
+    "ran the two at the larger of their best batches in alternating rounds of their own (the interval as in the "
+    "verdict; rows confirmed before 2026-12-06: at the compiled backend's batch), else \"single trials\", each the "
+    "search's (at the compiled backend's batch when native ran it, else the largest both ran), possibly from "
+    "different sittings. Best vs best: each at its own chosen batch, so batch size is in it too; "
     "\"paired\": the verdict's speed-up, else the search's single trials. "
     "Compile overhead: what compiling costs a job at that batch: the compiled warm-up overhead once for the "
     "training shape and once for each of 2 more shapes a job meets (a last partial batch, an evaluation batch), "
@@ -148,10 +149,10 @@ const char* const kPairedVerdictNote =
     "\"unconfirmed\" when fewer than 2 rounds ran: the row's other speed-ups are single trials from different "
     "stages of the search, not paired, and are no finding on their own.";
 const char* const kMovedByRoundsNote =
-    "\"the rounds: N ran slower\" after native's batch size: its batch ramp picked N on one trial per size, but the "
-    "confirmation, which ran native at the compiled backend's size in rounds of its own, found every round there "
-    "faster than every round at N, in the same sitting; so native's best is this size, the verdict compares the two "
-    "backends at it, and the rate is the one searched at N (\"searched at batch N\").";
+    "\"the rounds: N ran slower\" after a batch size: that backend's ramp picked N on one trial per size, but the "
+    "confirmation ran it at the other backend's larger size in rounds of their own (the same-batch rounds) and found "
+    "every round there faster than every round at N, in the same sitting; so its best is this size, the verdict "
+    "compares the two backends at it, and its rate is the one searched at N (\"searched at batch N\").";
 const char* const kBatchCutNote =
     "\"X's batch ramp stopped at N (budget), below Y's M\" in best vs best (and \"batch size in it\" in the verdict): "
     "the budget or the trial cap ended X's batch search before it tried size M, so the comparison credits Y with a "

@@ -110,12 +110,12 @@ nlohmann::json paired_json(const TableRow& row) {
           {"break_even_seconds", number_if(a.worth_compiling, a.break_even_seconds)}};
 }
 
-// Compiled over native at the compiled backend's batch from the confirmation's rounds there (null without them).
+// Compiled over native at one batch (the larger best's) from the confirmation's rounds there (null without them).
 nlohmann::json paired_same_batch_json(const TableRow& row) {
   const PairedRatio& p = row.confirmed_equal_batch;
   if (!row.compiled || p.verdict == PairedVerdict::unconfirmed) return nullptr;
   return {{"verdict", to_string(p.verdict)}, {"rounds", p.rounds}, {"speedup", p.ratio}, {"ci_low", p.ci_low},
-          {"ci_high", p.ci_high}, {"batch_size", row.backends[*row.compiled].best.batch_size}};
+          {"ci_high", p.ci_high}, {"batch_size", row.confirmed_equal_batch_size}};
 }
 
 nlohmann::json row_json(const TableRow& row) {

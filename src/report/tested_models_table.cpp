@@ -223,16 +223,24 @@ std::vector<std::pair<double, double>> paired_rounds(const std::map<int, double>
   return rounds;
 }
 
-// Compiled over native at the compiled backend's batch, from the rounds both ran there.
-PairedRatio paired_at_compiled_batch(const BackendResult& native, const BackendResult& compiled) {
-  const int batch = compiled.best.batch_size;
-  if (native.best.batch_size == batch) return {};  // the best-vs-best rounds are these
+// Compiled over native at `batch`, from the rounds both ran there.
+PairedRatio paired_at(const BackendResult& native, const BackendResult& compiled, int batch) {
   const auto n = native.repeats_by_batch.find(batch), c = compiled.repeats_by_batch.find(batch);
   if (n == native.repeats_by_batch.end() || c == compiled.repeats_by_batch.end()) return {};
   std::vector<double> ratios;
   for (const auto& [native_speed, compiled_speed] : paired_rounds(n->second, c->second))
     ratios.push_back(compiled_speed / native_speed);
   return paired_ratio(ratios, 0.95);
+}
+
+// The batch of the confirmation's same-batch rounds, where the two bests differ in batch: the larger best's where
+// both sides have rounds there, else the compiled backend's (rows confirmed before the confirmation measured at the
+// larger); 0: none.
+int same_batch_of_rounds(const BackendResult& n, const BackendResult& c) {
+  if (n.best.batch_size == c.best.batch_size) return 0;
+  for (int batch : {std::max(n.best.batch_size, c.best.batch_size), c.best.batch_size})
+    if (n.repeats_by_batch.count(batch) && c.repeats_by_batch.count(batch)) return batch;
+  return 0;
 }
 
 // The confirmation's verdict and the decisive comparison's break-even with its range (tested_models_table.h).
@@ -290,31 +298,33 @@ bool every_round_faster(const std::map<int, double>& faster, const std::map<int,
   return a.size() >= 2 && b.size() >= 2 && *std::min_element(a.begin(), a.end()) > *std::max_element(b.begin(), b.end());
 }
 
-// Native's rounds at the compiled backend's batch (the confirmation's same-batch rounds) all beat its rounds at its
-// ramp's pick, in one sitting: that pick rested on a slow single trial, and native at its best runs the compiled
-// backend's batch. The row moves it there (BackendResult::moved_by_rounds_from), so the verdict compares the two at
-// one batch.
-void move_native_to_faster_rounds(BackendResult& n, const BackendResult& c) {
-  const int batch = c.best.batch_size;
-  const auto there = n.repeats_by_batch.find(batch);
-  const BatchPoint* point = ran_ok(n, batch);
-  if (n.best.batch_size == batch || there == n.repeats_by_batch.end() || !point) return;
-  if (!every_round_faster(there->second, n.repeats)) return;
-  n.moved_by_rounds_from = n.best.batch_size;
-  if (n.rate_batch_size == 0) n.rate_batch_size = n.best.batch_size;
-  n.best = with_speed_of(n.best, {Candidate{batch, n.best.learning_rate, 0}, point->trial});
-  n.repeats = there->second;
+// A side's rounds at `batch` (the confirmation's same-batch rounds, at a size above its pick) all beat its rounds
+// at its ramp's pick, in one sitting: that pick rested on a slow single trial, and the side at its best runs
+// `batch`. The row moves it there (BackendResult::moved_by_rounds_from), so the verdict compares the two at one
+// batch.
+void move_to_faster_rounds(BackendResult& side, int batch) {
+  const auto there = side.repeats_by_batch.find(batch);
+  const BatchPoint* point = ran_ok(side, batch);
+  if (side.best.batch_size >= batch || there == side.repeats_by_batch.end() || !point) return;
+  if (!every_round_faster(there->second, side.repeats)) return;
+  side.moved_by_rounds_from = side.best.batch_size;
+  if (side.rate_batch_size == 0) side.rate_batch_size = side.best.batch_size;
+  side.best = with_speed_of(side.best, {Candidate{batch, side.best.learning_rate, 0}, point->trial});
+  side.repeats = there->second;
 }
 
 void compare_at_equal_batch(TableRow& row) {
-  move_native_to_faster_rounds(row.backends[*row.native], row.backends[*row.compiled]);
+  const int same_batch = same_batch_of_rounds(row.backends[*row.native], row.backends[*row.compiled]);
+  if (same_batch > 0)
+    for (size_t side : {*row.native, *row.compiled}) move_to_faster_rounds(row.backends[side], same_batch);
   const BackendResult& n = row.backends[*row.native];
   const BackendResult& c = row.backends[*row.compiled];
   row.batch_cut = describe_batch_cut(n, c);
   if (n.best.samples_per_second > 0) row.best_vs_best_speedup = c.best.samples_per_second / n.best.samples_per_second;
   confirm(row, n, c);
-  row.confirmed_equal_batch =
-      n.best.batch_size == c.best.batch_size ? row.confirmed : paired_at_compiled_batch(n, c);
+  const bool one_batch = n.best.batch_size == c.best.batch_size;
+  row.confirmed_equal_batch = one_batch ? row.confirmed : paired_at(n, c, same_batch);
+  row.confirmed_equal_batch_size = one_batch ? c.best.batch_size : same_batch;
   const auto batch = common_batch(n, c);
   if (!batch) return;
   const BatchPoint &np = *ran_ok(n, *batch), &cp = *ran_ok(c, *batch);

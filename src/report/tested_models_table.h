@@ -85,10 +85,10 @@ struct BackendResult {
   // its study's own stored trials overrule (a faster size its budget-cut ramp never reached; engine/stored_pick.h),
   // so its rate comes from the old batch.
   int rate_batch_size = 0;
-  // The batch its ramp picked, when the confirmation's rounds moved native's best from it (0: they did not): every
-  // round of native at the compiled backend's batch ran faster than every round at the ramp's pick, whose one
-  // ramp trial was a slow one; the row then shows native at the compiled backend's batch (rate_batch_size says
-  // where its rate was searched), and the verdict compares the two there.
+  // The batch its ramp picked, when the confirmation's rounds moved its best from it (0: they did not): every round
+  // of it at the other side's larger batch (the same-batch rounds) ran faster than every round at the ramp's pick,
+  // whose one ramp trial there was a slow one; the row then shows it at that batch (rate_batch_size says where its
+  // rate was searched), and the verdict compares the two there.
   int moved_by_rounds_from = 0;
   // Why the screen dropped it, when it did and no search ran: `best` is then its screening trial (batch, speed,
   // memory; no learning rate).
@@ -186,9 +186,11 @@ struct TableRow {
   // The verdict: compiled over native, each at its best, from the confirmation's paired rounds (engine/
   // confirm_stage.cpp): its interval says faster, slower or no difference; unconfirmed without two rounds.
   PairedRatio confirmed;
-  // The same at one batch, the compiled backend's (native's rounds at that batch): compiling alone, batch size apart.
-  // Equal to `confirmed` when the two bests share their batch; unconfirmed when no such rounds ran.
+  // The same at one batch, the larger of the two bests' (the compiled backend's in rows confirmed before the
+  // confirmation measured there): compiling alone, batch size apart. Equal to `confirmed` when the two bests share
+  // their batch; unconfirmed when no such rounds ran.
   PairedRatio confirmed_equal_batch;
+  int confirmed_equal_batch_size = 0;  // its batch (0: none)
   // The decisive comparison, each backend at its best, from those rounds: native at the geometric mean of its
   // rounds' samples/s, compiled at that times the paired speed-up, steps counted at compiled's batch, the net
   // compile overhead of the two best configs; worth compiling only when the verdict is "faster". Zero when
