@@ -43,8 +43,10 @@ const ScreenEntry* fastest(const std::vector<ScreenEntry>& entries, Admits admit
 // batch rule trusts a trial's CI within (tuners/batch_pick.h).
 constexpr double kScreenNoiseShare = 0.10;
 
-// Below half its reference, a precision's one round stands (screening.h: screen_rechecks).
-constexpr double kRecheckFloorShare = 0.5;
+// Below a third of its reference a pair's one round stands (screening.h: screen_rechecks): a burst slows a trial
+// 2-3x, so below a third no burst explains it. (At half, t5-tiny bf16's jit at 49.7% of eager fp32 was dropped on
+// one trial in one sitting and searched in the next.)
+constexpr double kRecheckFloorShare = 1.0 / 3;
 
 // The fastest entry that ran of a backend that also ran at `precision`: what that precision's pairs are judged
 // against (nullptr when none of its pairs ran).

@@ -57,10 +57,10 @@ struct ScreenRecheck {
 };
 
 // The second rounds round 1 asks for: each precision it would drop on speed alone whose fastest pair reached at
-// least half its reference, and each compiler it would drop within a precision it keeps (not that precision's
-// fastest compiler) that reached at least half its reference: below half one trial stands (a burst slows a trial
-// 2-3x, rarely more, and a full-size model's fp32 at a third of bf16 would spend minutes of compiles on a second
-// round). A drop is a decision of the row: it rests on two rounds that agree, or says it is indicative.
+// least a third of its reference, and each compiler it would drop within a precision it keeps (not that precision's
+// fastest compiler) that reached at least a third of its reference: below a third one trial stands (a burst slows a
+// trial 2-3x, rarely more). The screen runs a second round only when its two trials took at most a quarter of the
+// budget left. A drop is a decision of the row: it rests on two rounds that agree, or says it is indicative.
 std::vector<ScreenRecheck> screen_rechecks(const std::vector<ScreenEntry>& entries, const std::string& native_backend,
                                            double keep_share);
 

@@ -111,7 +111,8 @@ const char* const kScreenNote =
     "(`screen_batch_size`, 8) and searches only those within `screen_keep_share` (80%) of the fastest's samples/s "
     "(of the backends that also ran at the pair's precision) or below it by less than the screen's noise band (10 "
     "points; one trial each, so the search decides those), with each precision's eager as its baseline; a precision "
-    "one round would drop at half the fastest or more is measured again, and dropped only when both rounds agree; a "
+    "one round would drop at a third of the fastest or more (or a second compiler of a kept precision) is measured "
+    "again, and dropped only when both rounds agree; a "
     "screened-out backend's figures are that one trial, its rate \"not searched\" (`--precisions`/`--backends` "
     "search it). Dropped, and why:";
 const char* const kTrialCapNote =
@@ -151,7 +152,8 @@ const char* const kPairedVerdictNote =
 const char* const kMovedByRoundsNote =
     "\"the rounds: N ran slower\" after a batch size: that backend's ramp picked N on one trial per size, but the "
     "confirmation ran it at the other backend's larger size in rounds of their own (the same-batch rounds) and found "
-    "every round there faster than every round at N, in the same sitting; so its best is this size, the verdict "
+    "them faster than its rounds at N beyond the noise (a rank test: with 4 rounds each, every round faster), in the "
+    "same sitting; so its best is this size, the verdict "
     "compares the two backends at it, and its rate is the one searched at N (\"searched at batch N\").";
 const char* const kBatchCutNote =
     "\"X's batch ramp stopped at N (budget), below Y's M\" in best vs best (and \"batch size in it\" in the verdict): "

@@ -11,6 +11,7 @@
 
 #include "engine/stored_pick.h"
 #include "instance/peak_flops.h"
+#include "stats/shift_test.h"
 #include "stats/statistics.h"
 #include "trial/backend_registry.h"
 #include "util/table_format.h"
@@ -292,21 +293,27 @@ std::vector<double> rounds_that_ran(const std::map<int, double>& repeats) {
   return ran;
 }
 
-// Whether every one of `faster`'s rounds ran above every one of `slower`'s (two or more each).
-bool every_round_faster(const std::map<int, double>& faster, const std::map<int, double>& slower) {
-  const std::vector<double> a = rounds_that_ran(faster), b = rounds_that_ran(slower);
-  return a.size() >= 2 && b.size() >= 2 && *std::min_element(a.begin(), a.end()) > *std::max_element(b.begin(), b.end());
+// Whether `faster`'s rounds ran faster than `slower`'s beyond their noise: the Hodges-Lehmann shift of their log
+// samples/s with its interval above 0 (stats/shift_test.h, as `tune regress` judges a step; with four rounds a side
+// that takes every round beating every other round, with fewer never).
+bool rounds_faster_beyond_noise(const std::map<int, double>& faster, const std::map<int, double>& slower) {
+  std::vector<double> a = rounds_that_ran(faster), b = rounds_that_ran(slower);
+  if (a.empty() || b.empty()) return false;
+  for (auto* side : {&a, &b})
+    for (double& v : *side) v = std::log(v);
+  const ShiftEstimate shift = estimate_shift(b, a, 0.05);
+  return shift.significant && shift.shift > 0;
 }
 
-// A side's rounds at `batch` (the confirmation's same-batch rounds, at a size above its pick) all beat its rounds
-// at its ramp's pick, in one sitting: that pick rested on a slow single trial, and the side at its best runs
+// A side's rounds at `batch` (the confirmation's same-batch rounds, at a size above its pick) beat its rounds at
+// its ramp's pick beyond their noise, in one sitting: that pick rested on a slow single trial, and the side at its best runs
 // `batch`. The row moves it there (BackendResult::moved_by_rounds_from), so the verdict compares the two at one
 // batch.
 void move_to_faster_rounds(BackendResult& side, int batch) {
   const auto there = side.repeats_by_batch.find(batch);
   const BatchPoint* point = ran_ok(side, batch);
   if (side.best.batch_size >= batch || there == side.repeats_by_batch.end() || !point) return;
-  if (!every_round_faster(there->second, side.repeats)) return;
+  if (!rounds_faster_beyond_noise(there->second, side.repeats)) return;
   side.moved_by_rounds_from = side.best.batch_size;
   if (side.rate_batch_size == 0) side.rate_batch_size = side.best.batch_size;
   side.best = with_speed_of(side.best, {Candidate{batch, side.best.learning_rate, 0}, point->trial});
