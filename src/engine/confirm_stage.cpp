@@ -107,8 +107,8 @@ class ConfirmStage : public SearchStage {
     std::array<Side, 2> best_vs_best{Side{search, *native, *native_first}, Side{search, *compiled, *compiled_first}};
     confirm_pair(search, precision, best_vs_best, 2);
     // The bests differ in batch: compiling alone is measured apart, both at the larger of the two (the table's "same
-    // batch" speed-up, and where it moves the smaller side's best when every round there beats its pick's), the
-    // smaller side's trial there first where it has none, each only when the budget fits it (none of them free).
+    // batch" speed-up, and where it moves the smaller side's best when its rounds there beat its pick's beyond the
+    // noise), the smaller side's trial there first where it has none, each only when the budget fits it (none free).
     const int native_batch = native->best->batch_size, compiled_batch = compiled->best->batch_size;
     if (native_batch != compiled_batch) {
       const int batch = std::max(native_batch, compiled_batch);
