@@ -3,11 +3,11 @@
 // batch its row shows: engine/stored_pick.h), measured again in alternating rounds of one sitting (round 1 native
 // then compiled, round 2 compiled then native, ...), each trial a new process (TrialSpec::repeat 1, 2, ...). The table's verdict
 // and its interval come from these rounds (stats/paired_ratio.h), not from trials taken minutes apart in different
-// stages. Where the two bests differ in batch, the two at one batch follow in rounds of their
-// own (at the larger of the two batches, the smaller side run there first where it never was), each only when the
-// budget fits it: compiling alone, batch size apart. Before the rounds, a side whose batch ramp
-// the budget cut below the other's batch runs that batch once (tried_where_a_ramp_was_cut). Reads confirm_rounds (0: no
-// confirmation) and confirm_budget_share (the budget it reserves).
+// stages. Where the two bests differ in batch, the two at one batch follow in rounds of their own (at the larger of
+// the two batches, the smaller side run there first where it never was), each only when the budget fits it:
+// compiling alone, batch size apart. Before the rounds, a side whose batch ramp the budget cut below the other's
+// batch runs that batch once (tried_where_a_ramp_was_cut). Reads confirm_rounds (0: no confirmation) and
+// confirm_budget_share (the budget it reserves).
 #include <algorithm>
 #include <array>
 

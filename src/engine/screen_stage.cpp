@@ -1,10 +1,9 @@
 // The screen (search scope, first): one throughput trial per backend x precision at one batch, stored in that
 // pair's study (where its batch stage reuses it), a second round for a precision the first would drop (its fastest
 // pair and its reference again) and for a compiler it would drop within a kept precision (engine/screening.h:
-// screen_rechecks), then judge_screen's verdicts: the pairs that
-// cannot win are not searched. Runs when the request asks for it (the default coverage) and there are two pairs
-// or more. Reads screen_batch_size (within min/max_batch_size), ramp_learning_rate, screen_keep_share,
-// screen_budget_share and trial_timeout.
+// screen_rechecks), then judge_screen's verdicts: the pairs that cannot win are not searched. Runs when the request
+// asks for it (the default coverage) and there are two pairs or more. Reads screen_batch_size (within
+// min/max_batch_size), ramp_learning_rate, screen_keep_share, screen_budget_share and trial_timeout.
 #include <algorithm>
 #include <array>
 
@@ -84,16 +83,17 @@ std::vector<ScreenEntry> ScreenStage::screen(SearchRun& search) const {
   return entries;
 }
 
-// The second round of one precision (or one compiler): its pair and its reference in the reverse of round 1's order, each a new
-// trial (repeat kScreenRecheckRepeat) under its round-1 limit. It runs when its two round-1 trials took at most a
-// quarter of the budget left: dropping a precision drops its whole row, but a second round that would eat the
-// search's budget costs more than it saves.
+// The second round of one precision (or one compiler): its pair and its reference in the reverse of round 1's
+// order, each a new trial (repeat kScreenRecheckRepeat) under its round-1 limit. It runs when its two round-1
+// trials took at most a quarter of the budget left: dropping a precision drops its whole row, but a second round
+// that would eat the search's budget costs more than it saves.
 void ScreenStage::recheck(SearchRun& search, const std::vector<ScreenEntry>& entries,
                           std::vector<BackendOutcome>& outcomes, const std::vector<double>& limits,
                           ScreenRecheck& second) const {
   const double cost = entries[second.pair].result.wall_seconds + entries[second.reference].result.wall_seconds;
   const double left = search.budget - search.elapsed();
-  const std::string what = second.one_backend ? entries[second.pair].backend + " " + second.precision : second.precision;
+  const std::string what =
+      second.one_backend ? entries[second.pair].backend + " " + second.precision : second.precision;
   if (cost > kRecheckBudgetShare * left) {
     search.progress << strf("tune: screen: no second round for %s: its two trials took %s, over a quarter of the "
                             "%s left\n", what.c_str(), format_duration(cost).c_str(), format_duration(left).c_str());

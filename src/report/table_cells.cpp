@@ -112,9 +112,8 @@ const char* const kScreenNote =
     "(of the backends that also ran at the pair's precision) or below it by less than the screen's noise band (10 "
     "points; one trial each, so the search decides those), with each precision's eager as its baseline; a precision "
     "one round would drop at a third of the fastest or more (or a second compiler of a kept precision) is measured "
-    "again, and dropped only when both rounds agree; a "
-    "screened-out backend's figures are that one trial, its rate \"not searched\" (`--precisions`/`--backends` "
-    "search it). Dropped, and why:";
+    "again, and dropped only when both rounds agree; a screened-out backend's figures are that one trial, its rate "
+    "\"not searched\" (`--precisions`/`--backends` search it). Dropped, and why:";
 const char* const kTrialCapNote =
     "\"max trials\": the batch search's trial cap (max_trials) ended it first, so a larger size may be faster.";
 const char* const kBatchLimitNote =
@@ -153,8 +152,8 @@ const char* const kMovedByRoundsNote =
     "\"the rounds: N ran slower\" after a batch size: that backend's ramp picked N on one trial per size, but the "
     "confirmation ran it at the other backend's larger size in rounds of their own (the same-batch rounds) and found "
     "them faster than its rounds at N beyond the noise (a rank test: with 4 rounds each, every round faster), in the "
-    "same sitting; so its best is this size, the verdict "
-    "compares the two backends at it, and its rate is the one searched at N (\"searched at batch N\").";
+    "same sitting; so its best is this size, the verdict compares the two backends at it, and its rate is the one "
+    "searched at N (\"searched at batch N\").";
 const char* const kBatchCutNote =
     "\"X's batch ramp stopped at N (budget), below Y's M\" in best vs best (and \"batch size in it\" in the verdict): "
     "the budget or the trial cap ended X's batch search before it tried size M, so the comparison credits Y with a "
@@ -285,6 +284,10 @@ bool any_stored_pick(const TestedModelsTable& table) {
   return false;
 }
 
+bool any_batch_cut(const TestedModelsTable& table) {
+  return std::any_of(table.rows.begin(), table.rows.end(), [](const TableRow& r) { return !r.batch_cut.empty(); });
+}
+
 bool any_moved_by_rounds(const TestedModelsTable& table) {
   for (const auto& row : table.rows)
     for (const auto& b : row.backends)
@@ -373,8 +376,7 @@ std::vector<std::string> table_notes(const TestedModelsTable& table) {
   if (any_uncompared_better_rate(table)) notes.push_back(kUncomparedRateNote);
   if (any_stored_pick(table)) notes.push_back(kStoredPickNote);
   if (any_moved_by_rounds(table)) notes.push_back(kMovedByRoundsNote);
-  if (std::any_of(table.rows.begin(), table.rows.end(), [](const TableRow& r) { return !r.batch_cut.empty(); }))
-    notes.push_back(kBatchCutNote);
+  if (any_batch_cut(table)) notes.push_back(kBatchCutNote);
   if (any_rates_not_separated(table)) notes.push_back(kRatesNotSeparatedNote);
   if (any_batch_within_noise(table)) notes.push_back(kBatchWithinNoiseNote);
   if (any_batch_limit(table, BatchLimit::trials)) notes.push_back(kTrialCapNote);

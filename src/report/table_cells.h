@@ -56,7 +56,10 @@ bool any_rates_not_separated(const TestedModelsTable& table);
 bool any_batch_within_noise(const TestedModelsTable& table);
 // Whether a row picked a stored trial's batch over the search's stored best (BackendResult::rate_batch_size).
 bool any_stored_pick(const TestedModelsTable& table);
-bool any_moved_by_rounds(const TestedModelsTable& table);  // a native best the confirmation's rounds moved
+// Whether a row shows a best the confirmation's rounds moved (BackendResult::moved_by_rounds_from), for its note.
+bool any_moved_by_rounds(const TestedModelsTable& table);
+// Whether a row's best vs best mixes in a size a cut ramp never ran (TableRow::batch_cut), for its note.
+bool any_batch_cut(const TestedModelsTable& table);
 // Whether a runner-up scored below its chosen rate (a stored rate the search did not compare), for its note.
 bool any_uncompared_better_rate(const TestedModelsTable& table);
 

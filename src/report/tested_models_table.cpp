@@ -306,9 +306,9 @@ bool rounds_faster_beyond_noise(const std::map<int, double>& faster, const std::
 }
 
 // A side's rounds at `batch` (the confirmation's same-batch rounds, at a size above its pick) beat its rounds at
-// its ramp's pick beyond their noise, in one sitting: that pick rested on a slow single trial, and the side at its best runs
-// `batch`. The row moves it there (BackendResult::moved_by_rounds_from), so the verdict compares the two at one
-// batch.
+// its ramp's pick beyond their noise, in one sitting: that pick rested on a slow single trial, and the side at its
+// best runs `batch`. The row moves it there (BackendResult::moved_by_rounds_from), so the verdict compares the two
+// at one batch.
 void move_to_faster_rounds(BackendResult& side, int batch) {
   const auto there = side.repeats_by_batch.find(batch);
   const BatchPoint* point = ran_ok(side, batch);

@@ -87,8 +87,9 @@ struct BackendResult {
   int rate_batch_size = 0;
   // The batch its ramp picked, when the confirmation's rounds moved its best from it (0: they did not): its rounds at
   // the other side's larger batch (the same-batch rounds) ran faster than its rounds at the ramp's pick beyond their
-  // noise (a rank test: with four rounds each, every one faster), so its one ramp trial there was a slow one; the row then shows it at that batch (rate_batch_size says where its
-  // rate was searched), and the verdict compares the two there.
+  // noise (a rank test: with four rounds each, every one faster), so its one ramp trial there was a slow one; the
+  // row then shows it at that batch (rate_batch_size says where its rate was searched), and the verdict compares
+  // the two there.
   int moved_by_rounds_from = 0;
   // Why the screen dropped it, when it did and no search ran: `best` is then its screening trial (batch, speed,
   // memory; no learning rate).
