@@ -207,6 +207,22 @@ TEST(RegressionReport, LossBeyondToleranceIsARegression) {
   EXPECT_EQ(report.exit_code(), 1);
 }
 
+// Another CPU rounds differently: a loss 3x loss_tolerance off passes there, one beyond the wider tolerance fails.
+TEST(RegressionReport, LossOnAnotherInstanceGatesBeyondTheWiderTolerance) {
+  const auto c = one_model_config();
+  auto drifted = synthetic_run(c, 1.5, 2), broken = synthetic_run(c, 1.5, 2);
+  drifted.instance_fingerprint = broken.instance_fingerprint = "cpu:other|1 threads";
+  for (auto& l : drifted.models[0].backends[0].losses) l += 3 * c.thresholds.loss_tolerance;
+  for (auto& l : broken.models[0].backends[0].losses) l += 2 * c.thresholds.other_instance_loss_tolerance;
+  const auto passes = compare_runs(synthetic_run(c, 1.5, 1), "ref.json", drifted, c);
+  EXPECT_EQ(line_of(passes, "eager", "loss")->verdict, "ok");
+  EXPECT_NE(line_of(passes, "eager", "loss")->note.find("another instance"), std::string::npos);
+  EXPECT_EQ(passes.exit_code(), 0);
+  const auto fails = compare_runs(synthetic_run(c, 1.5, 1), "ref.json", broken, c);
+  EXPECT_EQ(line_of(fails, "eager", "loss")->verdict, "regression");
+  EXPECT_EQ(fails.exit_code(), 1);
+}
+
 TEST(RegressionReport, BrokenTrialGatesAndATimeoutIsInconclusive) {
   const auto c = one_model_config();
   auto broken = synthetic_run(c, 1.5, 2);
@@ -292,6 +308,16 @@ TEST(RegressionReport, BadThresholdIsAClearError) {
   const std::string error = testing::error_of([&] { load_regression_config(yaml); });
   EXPECT_NE(error.find("thresholds.min_effect"), std::string::npos) << error;
   EXPECT_NE(error.find("5.0"), std::string::npos) << error;
+}
+
+TEST(RegressionReport, AnotherInstancesLossToleranceBelowTheSameInstancesIsAClearError) {
+  const auto dir = testing::temp_dir("regress");
+  const std::string yaml = testing::write_file(dir / "ci.yaml",
+                                               "models: [bert-tiny]\nthresholds:\n  loss_tolerance: 0.01\n"
+                                               "  other_instance_loss_tolerance: 0.001\n");
+  const std::string error = testing::error_of([&] { load_regression_config(yaml); });
+  EXPECT_NE(error.find("thresholds.other_instance_loss_tolerance"), std::string::npos) << error;
+  EXPECT_NE(error.find("at least loss_tolerance"), std::string::npos) << error;
 }
 
 // CI treats exit 2 as "could not measure here" (a warning); that is safe only because a stale or broken

@@ -31,15 +31,21 @@ void require(bool ok, const std::string& file, const std::string& key, const std
 
 void read_thresholds(const YAML::Node& node, RegressionThresholds& t, const std::string& file) {
   if (!node) return;
-  check_known_keys(node, {"min_effect", "significance", "loss_tolerance", "absolute_max_drop"}, file, "thresholds.");
+  check_known_keys(node,
+                   {"min_effect", "significance", "loss_tolerance", "other_instance_loss_tolerance",
+                    "absolute_max_drop"},
+                   file, "thresholds.");
   read_yaml_key(node, "min_effect", t.min_effect, file, "thresholds.");
   read_yaml_key(node, "significance", t.significance, file, "thresholds.");
   read_yaml_key(node, "loss_tolerance", t.loss_tolerance, file, "thresholds.");
+  read_yaml_key(node, "other_instance_loss_tolerance", t.other_instance_loss_tolerance, file, "thresholds.");
   read_yaml_key(node, "absolute_max_drop", t.absolute_max_drop, file, "thresholds.");
   require(t.min_effect > 0 && t.min_effect < 1, file, "thresholds.min_effect", "a share in (0, 1)", t.min_effect);
   require(t.significance > 0 && t.significance < 0.5, file, "thresholds.significance", "a level in (0, 0.5)",
           t.significance);
   require(t.loss_tolerance >= 0, file, "thresholds.loss_tolerance", "a non-negative number", t.loss_tolerance);
+  require(t.other_instance_loss_tolerance >= t.loss_tolerance, file, "thresholds.other_instance_loss_tolerance",
+          "a number at least loss_tolerance", t.other_instance_loss_tolerance);
   require(t.absolute_max_drop > 0 && t.absolute_max_drop < 1, file, "thresholds.absolute_max_drop",
           "a share in (0, 1)", t.absolute_max_drop);
 }

@@ -13,7 +13,10 @@ namespace tune {
 struct RegressionThresholds {
   double min_effect = 0.05;         // smallest relative speedup change that can fail CI
   double significance = 0.01;       // alpha of the two-sided test; the interval has coverage 1 - alpha
-  double loss_tolerance = 1e-3;     // |loss now - loss then| after the same seeded steps
+  double loss_tolerance = 1e-3;     // |loss now - loss then| after the same seeded steps, same instance
+  // The same on another instance: its CPU kernels round differently (another vector width, another
+  // reduction order), and training steps carry the difference forward.
+  double other_instance_loss_tolerance = 1e-2;
   double absolute_max_drop = 0.5;   // throughput drop that fails CI on its own (same instance only)
 };
 

@@ -40,10 +40,10 @@ void write_header(std::ostream& out, const RegressionReport& r) {
               "block ratio; batch %d, seq %d, %s, %d thread(s)\n",
               c.repeats, c.warmup_steps, c.rounds, c.block_steps, c.step_clock.c_str(), c.batch_size, c.seq_len,
               c.precision.c_str(), c.threads)
-      << strf("- gates: speedup drop >= %.0f%% and significant (alpha %.2g); loss off by > %.2g; throughput drop "
-              ">= %.0f%% on the same instance; a trial that broke.",
+      << strf("- gates: speedup drop >= %.0f%% and significant (alpha %.2g); loss off by > %.2g (%.2g on another "
+              "instance); throughput drop >= %.0f%% on the same instance; a trial that broke.",
               100 * c.thresholds.min_effect, c.thresholds.significance, c.thresholds.loss_tolerance,
-              100 * c.thresholds.absolute_max_drop)
+              c.thresholds.other_instance_loss_tolerance, 100 * c.thresholds.absolute_max_drop)
       << (c.calibration ? strf(" A slower %s: its speed relative to the calibration workload (stock libtorch, "
                                "paired in the same processes) drops by the same test, gating on the same instance\n\n", c.native_backend.c_str())
                         : strf(" A risen speedup may be a slower %s: not gated (no calibration workload)\n\n",
@@ -89,7 +89,9 @@ nlohmann::json report_json(const RegressionReport& report, const RegressionRun& 
           {"reference", {{"path", report.reference_path}, {"created", report.reference_header.created},
                          {"instance", report.reference_header.instance_fingerprint}}},
           {"thresholds", {{"min_effect", t.min_effect}, {"significance", t.significance},
-                          {"loss_tolerance", t.loss_tolerance}, {"absolute_max_drop", t.absolute_max_drop}}},
+                          {"loss_tolerance", t.loss_tolerance},
+                          {"other_instance_loss_tolerance", t.other_instance_loss_tolerance},
+                          {"absolute_max_drop", t.absolute_max_drop}}},
           {"metrics", metrics},
           {"problems", report.problems},
           {"current", current}};

@@ -10,7 +10,8 @@
 
 namespace tune {
 
-constexpr int kRegressionReportSchema = 1;
+// 2: thresholds.other_instance_loss_tolerance.
+constexpr int kRegressionReportSchema = 2;
 
 // What `tune regress` reports: the verdicts and the run they judged (the JSON carries it).
 struct RegressionOutcome {
