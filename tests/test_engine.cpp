@@ -1602,6 +1602,37 @@ TEST_F(EngineFixture, ThePickSeesEveryStoredTrialNotOnlyTheRamps) {
   EXPECT_EQ(table.rows[0].native_result()->rate_batch_size, 0);  // its rate was searched at 8
 }
 
+// A model that learns nothing, whose loss falls with the rate by a hair (noise): the rate search stays within its
+// list, the best left at its smallest rate marked below, and says why it did not go past; the table calls the rate
+// not separated. Before, each step down "improved" and the search followed it to the bound 1e-7.
+TEST_F(EngineFixture, ARateThatHasNotLearnedIsNotSearchedPastTheList) {
+  std::vector<double> rates;
+  const auto at_chance = [&rates](const TrialSpec& s, const std::string&) {
+    TrialResult r = simulated_trial(s);
+    if (s.purpose != TrialPurpose::learning_rate) return r;
+    rates.push_back(s.learning_rate);
+    r.losses = {10.0, 9.99};
+    r.score_loss = 9.9 + 1e-3 * std::log10(s.learning_rate);
+    return r;
+  };
+  request.backends = {"eager"};
+  settings.lr_train_steps = 12;
+  settings.lr_max_train_steps = 12;
+  Database db((dir / "t.db").string());
+  const auto summary = SearchEngine(db, at_chance, settings, progress).run(request, 3600);
+  ASSERT_TRUE(summary.backends[0].best.has_value()) << summary.backends[0].failure;
+  ASSERT_FALSE(rates.empty());
+  EXPECT_GE(*std::min_element(rates.begin(), rates.end()), 1e-5 * (1 - 1e-9));
+  EXPECT_DOUBLE_EQ(summary.backends[0].best->learning_rate, 1e-5);
+  EXPECT_NE(summary.backends[0].lr_stop.find("not searched past: the model had not learned enough to rank rates"),
+            std::string::npos) << summary.backends[0].lr_stop;
+  const auto table = gather_tested_models(db, "t.db");
+  ASSERT_EQ(table.rows.size(), 1u);
+  const BackendResult& eager = *table.rows[0].native_result();
+  EXPECT_FALSE(eager.rates_separated());
+  EXPECT_EQ(learning_rate_cell(eager).rfind("≤1.0e-05", 0), 0u) << learning_rate_cell(eager);
+}
+
 // A horizon that does not rank: the simulated model learns nothing in under 48 steps (every rate's loss within 2%
 // of its first step's 10.0), then 50% below it. The search doubles the horizon (12, 24, 48) and runs the rates
 // again each time, says so, and ranks them on the 48-step runs alone; jit's transferred rate is checked at 48 from

@@ -263,13 +263,13 @@ struct EdgeRun {
   std::unique_ptr<RateEdgeExtension> tuner;
 };
 EdgeRun extend(const std::vector<double>& list, const std::function<double(double)>& loss_of,
-               double bound_high = 1.0) {
+               double bound_high = 1.0, RankCheck ranks = {}) {
   TunerSpace space = lr_stage_space();
   space.learning_rates = list;
   space.min_learning_rate = list.front();
   space.max_learning_rate = list.back();
   space.rate_bound_high = bound_high;
-  EdgeRun run{{}, make_rate_tuner("lr_sweep", space, 0)};
+  EdgeRun run{{}, make_rate_tuner("lr_sweep", space, 0, std::move(ranks))};
   while (const auto c = run.tuner->ask()) {
     run.asked.push_back(c->learning_rate);
     TrialResult r;
@@ -301,6 +301,19 @@ TEST(RateEdgeExtension, BestAtTheBottomGoesBelowItAndTheBoundMarksIt) {
   EXPECT_TRUE(same_rate(run.tuner->best()->first.learning_rate, 1e-5 / 81));
   EXPECT_EQ(run.tuner->edge(), RateEdge::below);
   EXPECT_NE(run.tuner->stop_reason().find("bound 1e-07 stopped"), std::string::npos) << run.tuner->stop_reason();
+}
+
+// Losses that fall with the rate by noise alone: a best whose model has not learned stays at the list's edge,
+// marked, instead of following the noise down to the bound; one that learned is searched past as before.
+TEST(RateEdgeExtension, ABestThatHasNotLearnedIsNotSearchedPast) {
+  const auto at_chance = [](double lr) { return 0.6931 + 1e-6 * std::log10(lr); };
+  const EdgeRun run = extend({1e-5, 1e-4, 1e-3}, at_chance, 1.0, [](const TrialResult&) { return false; });
+  expect_rates(run.asked, {1e-5, 1e-4, 1e-3});
+  EXPECT_EQ(run.tuner->edge(), RateEdge::below);
+  EXPECT_NE(run.tuner->stop_reason().find("not learned enough to rank rates"), std::string::npos)
+      << run.tuner->stop_reason();
+  const EdgeRun learned = extend({1e-5, 1e-4, 1e-3}, at_chance, 1.0, [](const TrialResult&) { return true; });
+  EXPECT_GT(learned.asked.size(), 3u);
 }
 
 TEST(RateEdgeExtension, TheUpperBoundMarksARateThatStillImproves) {

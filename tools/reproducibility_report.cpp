@@ -123,17 +123,27 @@ Decision batch_decision(const std::string& name, const Json& a, const Json& b, c
 
 bool same_rate(double x, double y) { return x > 0 && y > 0 && std::fabs(x / y - 1) < 1e-6; }
 
+// Whether the table calls the rate the search's pick, not an answer: the model had not learned enough to rank
+// rates ("not separated yet"; tables before schema 9 lack the field and are taken as separated).
+bool rates_not_separated(const Json& backend) {
+  const auto it = backend.find("learning_rates_separated");
+  return it != backend.end() && it->is_boolean() && !it->get<bool>();
+}
+
 std::string rate_text(const Json& backend) {
   if (!backend.contains("learning_rate") || !backend.at("screened_out").is_null()) return "-";
   const double rate = number_or(backend, "learning_rate", 0);
   const double tie = number_or(backend, "learning_rate_tie_with", 0);
   const std::string edge = backend.value("learning_rate_edge", "");
   const std::string mark = edge == "above" ? "≥" : edge == "below" ? "≤" : "";
-  return tie > 0 ? strf("%.1e or %.1e", rate, tie) : mark + strf("%.1e", rate);
+  const std::string text = tie > 0 ? strf("%.1e or %.1e", rate, tie) : mark + strf("%.1e", rate);
+  return rates_not_separated(backend) ? text + " (not separated)" : text;
 }
 
-// The rates a sitting's answer allows: [rate, rate], or open on the side its edge mark says.
+// The rates a sitting's answer allows: [rate, rate], open on the side its edge mark says, or any rate where the
+// rates were not separated.
 std::pair<double, double> rate_range(const Json& backend) {
+  if (rates_not_separated(backend)) return {0.0, HUGE_VAL};
   const double rate = number_or(backend, "learning_rate", 0);
   const std::string edge = backend.value("learning_rate_edge", "");
   return {edge == "below" ? 0.0 : rate * (1 - 1e-6), edge == "above" ? HUGE_VAL : rate * (1 + 1e-6)};
@@ -222,7 +232,8 @@ class ReproducibilityMarkdownReporter : public Reporter<ReproducibilityCompariso
         << strf("**%d of %d decisions agree (%.0f%%)**: %d the same, %d through a tie (one sitting's interval or "
                 "rate tie covers the other's answer), %d through a bound (one sitting's answer is a bound its table "
                 "marks, a rate at the edge of those tried or a batch whose ramp was cut, and the other's lies within "
-                "it); without the bounds %d (%.0f%%). %d differ.\n\n",
+                "it, or a rate the table calls not separated yet, no answer); without the bounds %d (%.0f%%). "
+                "%d differ.\n\n",
                 agree, n, percent(agree), same, ties, bounds, same + ties, percent(same + ties), n - agree);
     out << "| row | decision | sitting 1 | sitting 2 | agree |\n| --- | --- | --- | --- | --- |\n";
     for (const auto& d : c.decisions)

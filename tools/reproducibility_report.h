@@ -4,7 +4,8 @@
 // (a paired verdict of no difference whose interval holds the other's speed-up; a rate tie naming the other's
 // rate; a batch size within the noise of the other sitting's, by its confirmation rounds), or when one sitting's
 // answer is a bound its table marks and the other's value lies within it (a rate at the edge of the rates tried,
-// "≥3e-4"; a batch size whose ramp the budget or the trial cap ended, so a larger size may be faster). Ties and
+// "≥3e-4"; a batch size whose ramp the budget or the trial cap ended, so a larger size may be faster; a rate the
+// table calls "not separated yet", which the model had not learned enough to rank and so allows any). Ties and
 // bounds are counted apart: a table where everything ties agrees trivially and answers nothing.
 #pragma once
 #include <string>

@@ -55,11 +55,14 @@ class RateStage : public SearchStage {
   }
 
  private:
-  // How far the drive's best rate learned (trial/learned_share.h); nothing without a best that ran.
+  // How far a trial's model learned (trial/learned_share.h); nothing for a trial that did not run.
+  static std::optional<double> trial_learned(const ModelConfig& model, const TrialResult& trial) {
+    if (!trial.ok() || trial.losses.empty()) return std::nullopt;
+    return learned_share(trial.score_loss, untrained_loss(model, trial.losses.front(), trial.label_prior_loss));
+  }
+
   static std::optional<double> best_learned(const ModelConfig& model, const DriveOutcome& lr) {
-    if (!lr.best || !lr.best->second.ok() || lr.best->second.losses.empty()) return std::nullopt;
-    const TrialResult& best = lr.best->second;
-    return learned_share(best.score_loss, untrained_loss(model, best.losses.front(), best.label_prior_loss));
+    return lr.best ? trial_learned(model, lr.best->second) : std::nullopt;
   }
 
   // Doubles the horizon and drives the rates again while the best has learned under kLearnedShare, the doubled
@@ -95,13 +98,18 @@ class RateStage : public SearchStage {
                                           const std::optional<RateReference>& reference) const {
     TunerSpace space = lr_space(search.settings, search.request, batch, reference);
     const uint64_t seed = search.request.seed;
-    if (!reference || !transfer_) return make_rate_tuner(tuner_, space, seed);
+    // The edge extension goes past a best only where its model learned enough to rank rates.
+    RankCheck ranks = [model = search.request.model](const TrialResult& trial) {
+      const std::optional<double> learned = trial_learned(model, trial);
+      return !learned || *learned >= kLearnedShare;
+    };
+    if (!reference || !transfer_) return make_rate_tuner(tuner_, space, seed, std::move(ranks));
     space.learning_rates = scaling_rule_rates(reference->learning_rate, reference->batch_size, batch);
     space.min_learning_rate = space.learning_rates.front();
     space.max_learning_rate = space.learning_rates.back();
     space.start_learning_rate = sqrt_rule_rate(reference->learning_rate, reference->batch_size, batch);
     space.options.clear();
-    return make_rate_tuner("lr_sweep", space, seed);
+    return make_rate_tuner("lr_sweep", space, seed, std::move(ranks));
   }
 
   const std::string tuner_;

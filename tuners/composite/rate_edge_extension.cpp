@@ -9,9 +9,10 @@
 
 namespace tune {
 
-RateEdgeExtension::RateEdgeExtension(std::unique_ptr<Tuner> inner, const TunerSpace& space)
+RateEdgeExtension::RateEdgeExtension(std::unique_ptr<Tuner> inner, const TunerSpace& space, RankCheck ranks)
     : Tuner(StageObjective::loss, space.max_trials),  // the stage's trial cap covers the extension too
       inner_(std::move(inner)),
+      ranks_(std::move(ranks)),
       factor_(space.edge_factor),
       low_(space.rate_bound_low),
       high_(space.rate_bound_high) {}
@@ -69,7 +70,8 @@ void RateEdgeExtension::observe(const Candidate& candidate, const TrialResult& r
 std::optional<Candidate> RateEdgeExtension::next_past_edge() {
   const auto b = best();
   const bool extends = factor_ > 1 && high_ > 0;
-  for (int side = 0; b && extends && side < 2; ++side) {
+  const bool unranked = b && ranks_ && !ranks_(b->second);
+  for (int side = 0; b && extends && !unranked && side < 2; ++side) {
     const RateEdge edge = edge_of(b->first);
     if (edge == RateEdge::none) break;
     const double rate = edge == RateEdge::above ? b->first.learning_rate * factor_ : b->first.learning_rate / factor_;
@@ -82,15 +84,18 @@ std::optional<Candidate> RateEdgeExtension::next_past_edge() {
   const RateEdge unfound = b ? edge() : RateEdge::none;
   if (unfound == RateEdge::none) return std::nullopt;
   const bool above = unfound == RateEdge::above;
-  const std::string why = extends ? strf("the bound %.0e stopped the search", above ? high_ : low_)
-                                  : std::string("no edge extension");
+  const std::string why = unranked  ? std::string("it was not searched past: the model had not learned enough to "
+                                                  "rank rates")
+                          : extends ? strf("the bound %.0e stopped the search", above ? high_ : low_)
+                                    : std::string("no edge extension");
   stop_reason_ += strf("; the best rate %.1e is the %s tried and %s (a %s rate may be better)",
                        b->first.learning_rate, above ? "largest" : "smallest", why.c_str(), above ? "larger" : "smaller");
   return std::nullopt;
 }
 
-std::unique_ptr<RateEdgeExtension> make_rate_tuner(const std::string& name, const TunerSpace& space, uint64_t seed) {
-  return std::make_unique<RateEdgeExtension>(make_tuner(name, space, seed), space);
+std::unique_ptr<RateEdgeExtension> make_rate_tuner(const std::string& name, const TunerSpace& space, uint64_t seed,
+                                                   RankCheck ranks) {
+  return std::make_unique<RateEdgeExtension>(make_tuner(name, space, seed), space, std::move(ranks));
 }
 
 }  // namespace tune

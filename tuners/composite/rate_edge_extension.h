@@ -1,6 +1,7 @@
 // A strategy over a learning-rate strategy: when the best rate it found is the largest (or smallest) it tried,
 // the optimum is not found yet, so the search goes on past that edge by a constant factor until the score turns.
 #pragma once
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,9 +17,14 @@ namespace tune {
 // candidate is best x factor; while it is the smallest, best / factor (upward first). A rate past the space's
 // bound is not run, and the side it was on is left unfound (edge()). A run that diverged or scored worse is
 // where the score turned. Extension trials have the best trial's length (asha's longest rung, say).
+// `ranks` says whether a trial's model learned enough for its loss to rank rates (empty: every trial does): a best
+// that has not is not extended, since its place at the edge is noise and each step past it would only follow the
+// noise to the bound (a classifier at chance walked from 3e-5 down to 1.2e-7 in one sitting of issue 33's
+// benchmark). The edge stays marked.
+using RankCheck = std::function<bool(const TrialResult&)>;
 class RateEdgeExtension : public Tuner {
  public:
-  RateEdgeExtension(std::unique_ptr<Tuner> inner, const TunerSpace& space);
+  RateEdgeExtension(std::unique_ptr<Tuner> inner, const TunerSpace& space, RankCheck ranks = {});
   std::string name() const override { return inner_->name(); }
   // The inner strategy's best, or an extension trial of the same length that scored lower.
   std::optional<ToldTrial> best() const override;
@@ -33,6 +39,7 @@ class RateEdgeExtension : public Tuner {
   std::vector<double> rates_at(int batch_size) const;
 
   std::unique_ptr<Tuner> inner_;
+  RankCheck ranks_;
   double factor_, low_, high_;
   bool inner_done_ = false;
   bool bounded_above_ = false, bounded_below_ = false;
@@ -41,7 +48,8 @@ class RateEdgeExtension : public Tuner {
 };
 
 // A learning-rate stage: the registry's strategy `name` (tuners/tuner_registry.h) inside the edge extension, so a
-// best rate at the end of those tried is searched past. Throws as make_tuner does.
-std::unique_ptr<RateEdgeExtension> make_rate_tuner(const std::string& name, const TunerSpace& space, uint64_t seed);
+// best rate at the end of those tried is searched past (where `ranks` says it learned). Throws as make_tuner does.
+std::unique_ptr<RateEdgeExtension> make_rate_tuner(const std::string& name, const TunerSpace& space, uint64_t seed,
+                                                   RankCheck ranks = {});
 
 }  // namespace tune
