@@ -1603,9 +1603,9 @@ TEST_F(EngineFixture, ThePickSeesEveryStoredTrialNotOnlyTheRamps) {
 }
 
 // A model that learns nothing, whose loss falls with the rate by a hair (noise): the rate search stays within its
-// list, the best left at its smallest rate marked below, and says why it did not go past; the table calls the rate
+// list, the best left at its smallest rate marked below, and says why it did not go below; the table calls the rate
 // not separated. Before, each step down "improved" and the search followed it to the bound 1e-7.
-TEST_F(EngineFixture, ARateThatHasNotLearnedIsNotSearchedPastTheList) {
+TEST_F(EngineFixture, ARateThatHasNotLearnedIsNotSearchedBelowTheList) {
   std::vector<double> rates;
   const auto at_chance = [&rates](const TrialSpec& s, const std::string&) {
     TrialResult r = simulated_trial(s);

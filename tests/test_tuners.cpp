@@ -303,17 +303,21 @@ TEST(RateEdgeExtension, BestAtTheBottomGoesBelowItAndTheBoundMarksIt) {
   EXPECT_NE(run.tuner->stop_reason().find("bound 1e-07 stopped"), std::string::npos) << run.tuner->stop_reason();
 }
 
-// Losses that fall with the rate by noise alone: a best whose model has not learned stays at the list's edge,
-// marked, instead of following the noise down to the bound; one that learned is searched past as before.
-TEST(RateEdgeExtension, ABestThatHasNotLearnedIsNotSearchedPast) {
+// Losses that fall with the rate by noise alone: a best at the smallest rate whose model has not learned stays
+// there, marked, instead of following the noise down to the bound; one that learned is searched past as before. At
+// the largest rate a model that has not learned is still searched past: a larger rate may learn.
+TEST(RateEdgeExtension, ABestThatHasNotLearnedIsNotSearchedBelowTheList) {
   const auto at_chance = [](double lr) { return 0.6931 + 1e-6 * std::log10(lr); };
-  const EdgeRun run = extend({1e-5, 1e-4, 1e-3}, at_chance, 1.0, [](const TrialResult&) { return false; });
+  const RankCheck never = [](const TrialResult&) { return false; };
+  const EdgeRun run = extend({1e-5, 1e-4, 1e-3}, at_chance, 1.0, never);
   expect_rates(run.asked, {1e-5, 1e-4, 1e-3});
   EXPECT_EQ(run.tuner->edge(), RateEdge::below);
   EXPECT_NE(run.tuner->stop_reason().find("not learned enough to rank rates"), std::string::npos)
       << run.tuner->stop_reason();
   const EdgeRun learned = extend({1e-5, 1e-4, 1e-3}, at_chance, 1.0, [](const TrialResult&) { return true; });
   EXPECT_GT(learned.asked.size(), 3u);
+  const EdgeRun rising = extend({1e-5, 1e-4, 1e-3}, [](double lr) { return bowl_at(0.1, lr); }, 1.0, never);
+  expect_rates(rising.asked, {1e-5, 1e-4, 1e-3, 3e-3, 9e-3, 2.7e-2, 8.1e-2, 2.43e-1});
 }
 
 TEST(RateEdgeExtension, TheUpperBoundMarksARateThatStillImproves) {

@@ -98,7 +98,7 @@ class RateStage : public SearchStage {
                                           const std::optional<RateReference>& reference) const {
     TunerSpace space = lr_space(search.settings, search.request, batch, reference);
     const uint64_t seed = search.request.seed;
-    // The edge extension goes past a best only where its model learned enough to rank rates.
+    // The edge extension goes below the smallest rate only where its model learned enough to rank rates.
     RankCheck ranks = [model = search.request.model](const TrialResult& trial) {
       const std::optional<double> learned = trial_learned(model, trial);
       return !learned || *learned >= kLearnedShare;

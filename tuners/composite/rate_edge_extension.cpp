@@ -71,9 +71,9 @@ std::optional<Candidate> RateEdgeExtension::next_past_edge() {
   const auto b = best();
   const bool extends = factor_ > 1 && high_ > 0;
   const bool unranked = b && ranks_ && !ranks_(b->second);
-  for (int side = 0; b && extends && !unranked && side < 2; ++side) {
+  for (int side = 0; b && extends && side < 2; ++side) {
     const RateEdge edge = edge_of(b->first);
-    if (edge == RateEdge::none) break;
+    if (edge == RateEdge::none || (edge == RateEdge::below && unranked)) break;
     const double rate = edge == RateEdge::above ? b->first.learning_rate * factor_ : b->first.learning_rate / factor_;
     const bool within = edge == RateEdge::above ? rate <= high_ * (1 + 1e-9) : rate >= low_ * (1 - 1e-9);
     if (within) return Candidate{b->first.batch_size, rate, b->first.train_steps};
@@ -84,8 +84,8 @@ std::optional<Candidate> RateEdgeExtension::next_past_edge() {
   const RateEdge unfound = b ? edge() : RateEdge::none;
   if (unfound == RateEdge::none) return std::nullopt;
   const bool above = unfound == RateEdge::above;
-  const std::string why = unranked  ? std::string("it was not searched past: the model had not learned enough to "
-                                                  "rank rates")
+  const std::string why = !above && unranked ? std::string("it was not searched past: the model had not learned "
+                                                           "enough to rank rates")
                           : extends ? strf("the bound %.0e stopped the search", above ? high_ : low_)
                                     : std::string("no edge extension");
   stop_reason_ += strf("; the best rate %.1e is the %s tried and %s (a %s rate may be better)",

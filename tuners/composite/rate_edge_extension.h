@@ -18,9 +18,10 @@ namespace tune {
 // bound is not run, and the side it was on is left unfound (edge()). A run that diverged or scored worse is
 // where the score turned. Extension trials have the best trial's length (asha's longest rung, say).
 // `ranks` says whether a trial's model learned enough for its loss to rank rates (empty: every trial does): a best
-// that has not is not extended, since its place at the edge is noise and each step past it would only follow the
-// noise to the bound (a classifier at chance walked from 3e-5 down to 1.2e-7 in one sitting of issue 33's
-// benchmark). The edge stays marked.
+// at the smallest rate whose model has not is not extended below it, since a smaller rate moves the weights less
+// and cannot learn more, so its lead is noise, and each step down would follow the noise to the bound (a classifier
+// at chance walked from 3e-5 down to 1.2e-7 in one sitting of issue 33's benchmark). The edge stays marked. At the
+// largest rate the extension goes on: a larger rate is how a model that has not learned yet may learn.
 using RankCheck = std::function<bool(const TrialResult&)>;
 class RateEdgeExtension : public Tuner {
  public:
