@@ -210,7 +210,8 @@ std::string describe_rate_start(const SearchRequest& request, const SearchSettin
   return (pretrained ? "pretrained start (weights " + request.weights_dir + "): the fine-tuning list "
                      : std::string("random start (no weights): the from-scratch list ")) +
          "[" + rates + "], searched past either end (x" + strf("%g", settings.learning_rate_edge_factor) +
-         ") within " + strf("[%.0e, %.0e]", settings.learning_rate_bounds.front(), settings.learning_rate_bounds.back()) +
+         "; below it only where the model learned) within " +
+         strf("[%.0e, %.0e]", settings.learning_rate_bounds.front(), settings.learning_rate_bounds.back()) +
          (settings.lr_transfer ? "; once per precision, then scaled to each backend's batch" : "");
 }
 
