@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <regex>
 
 #include "backend_contract.h"
@@ -101,6 +102,28 @@ TEST(InductorTrial, BertTinyThroughputTrialIsOkWithSaneFields) {
   EXPECT_FALSE(fs::exists(dir / "inductor-cache")) << "a cold per-trial cache is removed after the trial";
   EXPECT_NE(file_text(dir / "command.sh").find("'trial' '--spec' 'spec.json'"), std::string::npos)
       << "every backend's trial reruns as `tune trial`, which starts the worker";
+}
+
+// Two trials at one shape and two learning rates, sharing an Inductor cache folder (TUNE_INDUCTOR_CACHE_DIR): the
+// first compiles cold, the second finds every graph there (warm), since the rate is a tensor the step reads and not
+// a constant of the graph. Their compile times are printed (issue 34 measures them; no timing is asserted).
+TEST(InductorTrial, ATrialAtAnotherRateCompilesWarmFromASharedCache) {
+  const fs::path dir = temp_dir("inductor-shared");
+  const std::string cache = (dir / "cache").string();
+  ASSERT_EQ(setenv("TUNE_INDUCTOR_CACHE_DIR", cache.c_str(), 1), 0);
+  TrialSpec s = tiny_spec("bert-tiny", "inductor");
+  s.learning_rate = 1e-3;
+  const TrialResult cold = run_trial_isolated(s, TUNE_EXECUTABLE, (dir / "cold").string());
+  s.learning_rate = 3e-3;
+  const TrialResult warm = run_trial_isolated(s, TUNE_EXECUTABLE, (dir / "warm").string());
+  unsetenv("TUNE_INDUCTOR_CACHE_DIR");
+  ASSERT_EQ(cold.status, TrialStatus::ok) << cold.error_message << "\n" << file_text(dir / "cold" / "log.txt");
+  ASSERT_EQ(warm.status, TrialStatus::ok) << warm.error_message << "\n" << file_text(dir / "warm" / "log.txt");
+  EXPECT_NE(cold.compile_info.find("(cold: FX graphs 0 hits"), std::string::npos) << cold.compile_info;
+  EXPECT_NE(warm.compile_info.find("(warm: FX graphs"), std::string::npos) << warm.compile_info;
+  EXPECT_NE(warm.compile_info.find("recompiles after the first step 0"), std::string::npos) << warm.compile_info;
+  EXPECT_TRUE(fs::exists(cache)) << "a shared cache outlives its trials";
+  std::cout << "compile seconds: cold " << cold.compile_seconds << ", warm " << warm.compile_seconds << "\n";
 }
 
 // A classifier's held-out score (data/held_out.h): HF's module scored by the worker (eval mode, fp32) gives the

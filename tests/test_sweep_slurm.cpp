@@ -102,6 +102,22 @@ std::map<double, std::vector<double>> losses_by_rate(const fs::path& store, cons
   return out;
 }
 
+// The same trials by either executor: same rates, and per step the same loss within 1e-3. Same seeds, threads and
+// machine, yet not always bit-equal: on the Intel Xeon VM gpt2-tiny eager at 2.7e-2 (a rate where training is
+// chaotic) moved by 1e-5 from its third step on, 5e-5 by its twelfth (2026-12-06). Another seed's curve differs by
+// 1e-2 or more from the first step, so the tolerance still tells a wrong trial.
+void expect_same_curves(const std::map<double, std::vector<double>>& local,
+                        const std::map<double, std::vector<double>>& slurm, const std::string& study) {
+  ASSERT_EQ(local.size(), slurm.size()) << study;
+  for (const auto& [rate, losses] : local) {
+    ASSERT_TRUE(slurm.count(rate)) << study << " " << rate;
+    const std::vector<double>& other = slurm.at(rate);
+    ASSERT_EQ(losses.size(), other.size()) << study << " " << rate;
+    for (size_t i = 0; i < losses.size(); ++i)
+      EXPECT_NEAR(losses[i], other[i], 1e-3) << study << " " << rate << " step " << i;
+  }
+}
+
 class SlurmSweep : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -145,7 +161,7 @@ TEST_F(SlurmSweep, TwoModelsTwoBackendsGiveTheLocalExecutorsBestConfigs) {
     EXPECT_GT(other.samples_per_second, 0) << study;
     const auto local_losses = losses_by_rate(local_store, study), slurm_losses = losses_by_rate(slurm_store, study);
     EXPECT_GE(local_losses.size(), 2u) << study;
-    EXPECT_EQ(local_losses, slurm_losses) << study;  // bit-equal: same seeds, same thread count, same machine
+    expect_same_curves(local_losses, slurm_losses, study);
   }
   EXPECT_TRUE(fs::exists(dir_ / "state-slurm" / "table.md"));
 }

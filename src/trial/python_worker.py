@@ -47,7 +47,7 @@ def prepare_inductor_cache(out_dir):
     """A fresh cache folder per trial (cold compile), unless TUNE_INDUCTOR_CACHE_DIR names a shared one."""
     shared = os.environ.get("TUNE_INDUCTOR_CACHE_DIR", "")
     if shared:
-        cache, state = shared, "shared cache " + shared + " (TUNE_INDUCTOR_CACHE_DIR; may be warm)"
+        cache, state = shared, "shared cache " + shared + " (TUNE_INDUCTOR_CACHE_DIR)"
     else:
         cache, state = os.path.join(out_dir, "inductor-cache"), "cold (fresh TORCHINDUCTOR_CACHE_DIR in the trial folder)"
         shutil.rmtree(cache, ignore_errors=True)
@@ -159,11 +159,10 @@ class TrainStep:
     def __init__(self, torch, module, spec):
         self.torch = torch
         fused = spec["optimizer"] == "fused"
-        # A scheduled rate is a tensor the step reads, so a compiled optimizer step is not recompiled per rate.
-        scheduled = spec.get("lr_schedule", "constant") != "constant" or spec.get("lr_warmup_steps", 0) > 0
-        lr = spec["learning_rate"]
-        if scheduled:
-            lr = torch.tensor(lr, device=spec["device"] if fused else "cpu")
+        # The rate is a tensor the step reads, never a constant of the compiled graph: a compiled optimizer step is
+        # not recompiled per scheduled rate, and a trial at another rate finds the same graphs in a shared Inductor
+        # cache (warm) instead of compiling them again.
+        lr = torch.tensor(spec["learning_rate"], device=spec["device"] if fused else "cpu")
         self.optimizer = torch.optim.AdamW(module.parameters(), lr=lr, weight_decay=0.01,
                                            fused=True if fused else None)
         self.device_type = torch.device(spec["device"]).type
@@ -308,13 +307,23 @@ def compile_account(torch, transformers, spec, step, result, cache_state, frames
                            counters["graph_break"].items()]
     return ("torch.compile(mode=%s, dynamic=%s) of %s, optimizer step %s; %s; graphs %d, graph breaks %d, frames "
             "compiled %d, recompiles after the first step %d; dynamo trace %.2f s, AOT+Inductor codegen %.2f s, "
-            "kernel compile %.2f s; Inductor cache %s; compile threads %s" % (
+            "kernel compile %.2f s; Inductor cache %s (%s); compile threads %s" % (
                 spec.get("compile_mode", "default"), bool(spec.get("dynamic_shapes", False)),
                 spec["model"]["hf_class"], "compiled" if step.optimizer_compiled else "eager (" + spec["optimizer"] +
                 ("" if spec["precision"] != "fp16" else ", GradScaler") + ")", versions,
                 counters["stats"]["unique_graphs"], breaks, frames, recompiles, parts["dynamo_trace"],
-                parts["aot_inductor_codegen"], parts["kernel_compile"], cache_state,
+                parts["aot_inductor_codegen"], parts["kernel_compile"], cache_state, cache_use(counters),
                 os.environ.get("TORCHINDUCTOR_COMPILE_THREADS", "default")))
+
+
+def cache_use(counters):
+    """What this trial's compile found in the Inductor cache, as torch counts it: "warm" when every FX graph came
+    from it, "cold" when none did, with the FX-graph and AOTAutograd hits and misses."""
+    fx, aot = counters["inductor"], counters["aot_autograd"]
+    hits, misses = fx["fxgraph_cache_hit"], fx["fxgraph_cache_miss"]
+    state = "warm" if hits and not misses else "cold" if misses and not hits else "partly warm" if hits else "unused"
+    return "%s: FX graphs %d hits, %d misses, %d bypassed; AOTAutograd %d hits, %d misses" % (
+        state, hits, misses, fx["fxgraph_cache_bypass"], aot["autograd_cache_hit"], aot["autograd_cache_miss"])
 
 
 def build_stage(torch, transformers, spec):
