@@ -1602,6 +1602,34 @@ TEST_F(EngineFixture, ThePickSeesEveryStoredTrialNotOnlyTheRamps) {
   EXPECT_EQ(table.rows[0].native_result()->rate_batch_size, 0);  // its rate was searched at 8
 }
 
+// Each trial names its study's compile cache for its batch size; the worker writes there (simulated: the folder).
+// The rate trials at the chosen batch find the ramp's cache; the size that ran out of memory (64) left none behind.
+TEST_F(EngineFixture, TrialsShareTheirShapesCompileCacheAndAFailedFirstOneLeavesNone) {
+  std::vector<std::pair<TrialPurpose, bool>> found;  // each trial's purpose, and whether its cache was there
+  std::map<int, std::string> caches;
+  const auto writes_cache = [&](const TrialSpec& s, const std::string&) {
+    EXPECT_NE(s.compile_cache_dir.find("/compile-cache/batch-" + std::to_string(s.batch_size)), std::string::npos);
+    found.emplace_back(s.purpose, std::filesystem::exists(s.compile_cache_dir));
+    caches[s.batch_size] = s.compile_cache_dir;
+    std::filesystem::create_directories(s.compile_cache_dir);
+    return simulated_trial(s);
+  };
+  request.backends = {"eager"};
+  Database db((dir / "t.db").string());
+  const auto summary = SearchEngine(db, writes_cache, settings, progress).run(request, 3600);
+  ASSERT_TRUE(summary.backends[0].best.has_value());
+  ASSERT_TRUE(caches.count(64));
+  EXPECT_FALSE(std::filesystem::exists(caches[64])) << "the out-of-memory trial started it";
+  EXPECT_TRUE(std::filesystem::exists(caches[summary.backends[0].best->batch_size]));
+  int rate_trials = 0;
+  for (const auto& [purpose, warm] : found) {
+    if (purpose != TrialPurpose::learning_rate) continue;
+    ++rate_trials;
+    EXPECT_TRUE(warm) << "rate trial " << rate_trials;
+  }
+  EXPECT_GT(rate_trials, 0);
+}
+
 // A model that learns nothing, whose loss falls with the rate by a hair (noise): the rate search stays within its
 // list, the best left at its smallest rate marked below, and says why it did not go below; the table calls the rate
 // not separated. Before, each step down "improved" and the search followed it to the bound 1e-7.

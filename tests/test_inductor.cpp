@@ -16,6 +16,7 @@
 #include "cli_run.h"
 #include "family_checks.h"
 #include "test_helpers.h"
+#include "store/database.h"
 #include "trial/python_trial.h"
 #include "trial/trial_process.h"
 #include "util/paths.h"
@@ -204,7 +205,8 @@ TEST(InductorSearch, EagerAndInductorEndToEnd) {
   const std::string settings = write_file(dir / "search.yaml",
       "budget: 30m\nmax_batch_size: 1\nlearning_rates: [1.0e-3]\nwarmup_steps: 2\nmin_measure_steps: 3\n"
       "max_measure_steps: 6\nmeasure_time: 5s\nlr_train_steps: 4\ntrial_timeout: 20m\n"
-      // One learning-rate trial per backend (each Inductor one compiles anew): no rate past the list's one.
+      // One learning-rate trial per backend (an Inductor trial compiles for about a minute cold): no rate past
+      // the list's one.
       "learning_rate_bounds: [1.0e-3, 1.0e-3]\n");
   const auto [exit_code, out] = tune::testing::tune_cli("--model bert-tiny --backends eager,inductor --precisions fp32 --seq-len 32 --settings " +
                                                         settings + " --db " + (dir / "t.db").string());
@@ -213,6 +215,16 @@ TEST(InductorSearch, EagerAndInductorEndToEnd) {
   EXPECT_NE(out.find("(inductor)"), std::string::npos) << "the table's compiled column: " << out;
   const std::regex done(R"(- inductor fp32: batch ramp ended .*; 2 trials run)");
   EXPECT_TRUE(std::regex_search(out, done)) << out;
+  // Cold once at the shape, warm after: the learning-rate trial at batch 1 finds the ramp trial's graphs.
+  std::vector<std::string> compiles;
+  const Database db((dir / "t.db").string());
+  for (const auto& [id, key] : db.studies())
+    if (key.backend == "inductor")
+      for (const auto& t : db.trials(id)) compiles.push_back(t.result.compile_info);
+  ASSERT_EQ(compiles.size(), 2u);
+  EXPECT_NE(compiles[0].find("(cold: FX graphs 0 hits"), std::string::npos) << compiles[0];
+  EXPECT_NE(compiles[1].find("(warm: FX graphs"), std::string::npos) << compiles[1];
+  EXPECT_NE(compiles[1].find("the study's cache for this shape"), std::string::npos) << compiles[1];
 }
 
 // Every registered Python-worker backend's tiny trial, on each device of this machine it runs on.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 
 #include "store/trial_lock.h"
 #include "trial/backend_registry.h"
@@ -54,8 +55,21 @@ std::optional<TrialResult> StudyTrials::stored(const Candidate& candidate) {
   return found->result;
 }
 
+// Cold once per shape, warm after: the study's trials at one batch size share a compile cache (a study fixes the
+// model, instance, versions, backend, precision, sequence length and step options, so the batch is the shape).
+// Absolute: the trial's worker runs in its own folder.
+std::string StudyTrials::compile_cache_dir(int batch_size) const {
+  return std::filesystem::absolute(strf("%s/study-%lld/compile-cache/batch-%d", search_.request.runs_dir.c_str(),
+                                        static_cast<long long>(outcome_.study_id), batch_size))
+      .string();
+}
+
 TrialResult StudyTrials::run(const Candidate& candidate) {
-  const TrialSpec spec = this->spec(candidate);
+  TrialSpec spec = this->spec(candidate);
+  spec.compile_cache_dir = compile_cache_dir(spec.batch_size);
+  // A trial that started the shape's cache and did not end ok (a timeout, a crash) leaves it half written: removed,
+  // so the next trial there compiles cold, and the cold compile the row reports is a whole one.
+  const bool starts_cache = !std::filesystem::exists(spec.compile_cache_dir);
   search_.progress << head(spec) << " ... " << std::flush;
   const TrialLock lock(search_.db.path(), outcome_.study_id, spec.config_key(), search_.progress);
   if (lock.waited())  // the other process's result, when it finished the trial (a killed one did not)
@@ -64,6 +78,7 @@ TrialResult StudyTrials::run(const Candidate& candidate) {
   const std::string dir = strf("%s/study-%lld/%s", search_.request.runs_dir.c_str(),
                                static_cast<long long>(outcome_.study_id), spec.config_key().c_str());
   const TrialResult result = search_.executor(spec, dir);
+  if (starts_cache && !result.ok()) std::filesystem::remove_all(spec.compile_cache_dir);
   search_.db.record_trial(outcome_.study_id, spec, result, dir);
   ++outcome_.trials_run;
   predictor_.observe_run(spec, result);

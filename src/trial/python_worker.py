@@ -43,11 +43,15 @@ class TrialFailure(Exception):
 
 # ---- environment: cache, imports, threads, memory ----
 
-def prepare_inductor_cache(out_dir):
-    """A fresh cache folder per trial (cold compile), unless TUNE_INDUCTOR_CACHE_DIR names a shared one."""
+def prepare_inductor_cache(out_dir, spec):
+    """A fresh cache folder per trial (cold compile), unless TUNE_INDUCTOR_CACHE_DIR names a shared one or the spec
+    names its study's cache for its shape (compile_cache_dir)."""
     shared = os.environ.get("TUNE_INDUCTOR_CACHE_DIR", "")
+    study = spec.get("compile_cache_dir", "")
     if shared:
         cache, state = shared, "shared cache " + shared + " (TUNE_INDUCTOR_CACHE_DIR)"
+    elif study:
+        cache, state, shared = study, "the study's cache for this shape " + study, study
     else:
         cache, state = os.path.join(out_dir, "inductor-cache"), "cold (fresh TORCHINDUCTOR_CACHE_DIR in the trial folder)"
         shutil.rmtree(cache, ignore_errors=True)
@@ -366,7 +370,7 @@ class Session:
         if spec["threads"] > 0:
             os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = str(spec["threads"])  # compile on the trial's cores
         if compiles(spec):
-            self.cache, self.cache_state, self.cold = prepare_inductor_cache(work_dir)
+            self.cache, self.cache_state, self.cold = prepare_inductor_cache(work_dir, spec)
         self.torch, self.transformers = import_torch_stack()
         set_threads(self.torch, spec["threads"])
         cap_memory(self.torch, spec)

@@ -53,6 +53,7 @@ const std::vector<KeyField>& spec_key_fields() {
       // A longer patience does not change the measurement; the inputs' identity is checked on reuse instead (a key
       // of it would orphan every trial stored before it).
       {"timeout_seconds", KeyRule::never}, {"inputs_identity", KeyRule::never},
+      {"compile_cache_dir", KeyRule::never},
   };
   return fields;
 }
@@ -90,7 +91,8 @@ void to_json(nlohmann::json& j, const TrialSpec& s) {
        {"learning_rate", s.learning_rate}, {"seed", s.seed}, {"train_steps", s.train_steps},
        {"lr_schedule", s.lr_schedule}, {"lr_warmup_steps", s.lr_warmup_steps},
        {"weights_dir", s.weights_dir}, {"threads", s.threads}, {"memory_limit_bytes", s.memory_limit_bytes},
-       {"timeout_seconds", s.timeout_seconds}, {"inputs_identity", s.inputs_identity}, {"repeat", s.repeat}};
+       {"timeout_seconds", s.timeout_seconds}, {"inputs_identity", s.inputs_identity}, {"repeat", s.repeat},
+       {"compile_cache_dir", s.compile_cache_dir}};
   for (const nlohmann::json& group : {nlohmann::json(s.step), nlohmann::json(s.measure), nlohmann::json(s.data),
                                       nlohmann::json(s.paired), nlohmann::json(s.test)})
     j.update(group);
@@ -113,6 +115,7 @@ void from_json(const nlohmann::json& j, TrialSpec& s) {
   s.timeout_seconds = j.value("timeout_seconds", d.timeout_seconds);
   s.inputs_identity = j.value("inputs_identity", d.inputs_identity);
   s.repeat = j.value("repeat", d.repeat);
+  s.compile_cache_dir = j.value("compile_cache_dir", d.compile_cache_dir);
   s.step = j.get<StepSettings>();
   s.measure = j.get<MeasureSettings>();
   s.data = j.get<DataSettings>();

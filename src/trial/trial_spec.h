@@ -81,6 +81,10 @@ struct TrialSpec {
   // The n-th repeat of one throughput measurement in a new process (confirm_stage.cpp's rounds 1, 2, ...; -1 the
   // screen's second round, screening.h); 0: the search's own trial. Keyed: a repeat is a trial of its own.
   int repeat = 0;
+  // A compile cache the trial shares with the study's other trials of its shape (Inductor's FX-graph and
+  // AOTAutograd caches): the first compiles cold into it, later ones find their graphs warm. Empty: a fresh cache
+  // per trial. Not in the key: where a trial compiled does not change what it measures in its steps.
+  std::string compile_cache_dir;
   PairedSettings paired;
   TestHooks test;
 
