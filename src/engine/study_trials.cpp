@@ -55,13 +55,15 @@ std::optional<TrialResult> StudyTrials::stored(const Candidate& candidate) {
   return found->result;
 }
 
+std::string StudyTrials::study_dir() const {
+  return strf("%s/study-%lld", search_.request.runs_dir.c_str(), static_cast<long long>(outcome_.study_id));
+}
+
 // Cold once per shape, warm after: the study's trials at one batch size share a compile cache (a study fixes the
 // model, instance, versions, backend, precision, sequence length and step options, so the batch is the shape).
 // Absolute: the trial's worker runs in its own folder.
 std::string StudyTrials::compile_cache_dir(int batch_size) const {
-  return std::filesystem::absolute(strf("%s/study-%lld/compile-cache/batch-%d", search_.request.runs_dir.c_str(),
-                                        static_cast<long long>(outcome_.study_id), batch_size))
-      .string();
+  return std::filesystem::absolute(strf("%s/compile-cache/batch-%d", study_dir().c_str(), batch_size)).string();
 }
 
 TrialResult StudyTrials::run(const Candidate& candidate) {
@@ -75,8 +77,7 @@ TrialResult StudyTrials::run(const Candidate& candidate) {
   if (lock.waited())  // the other process's result, when it finished the trial (a killed one did not)
     if (const auto finished = stored(candidate)) return *finished;
   check_inputs_unchanged();
-  const std::string dir = strf("%s/study-%lld/%s", search_.request.runs_dir.c_str(),
-                               static_cast<long long>(outcome_.study_id), spec.config_key().c_str());
+  const std::string dir = study_dir() + "/" + spec.config_key();
   const TrialResult result = search_.executor(spec, dir);
   if (starts_cache && !result.ok()) std::filesystem::remove_all(spec.compile_cache_dir);
   search_.db.record_trial(outcome_.study_id, spec, result, dir);

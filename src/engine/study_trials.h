@@ -53,6 +53,8 @@ class StudyTrials : public TrialSource, public Budget {
 
  private:
   void check_inputs_unchanged() const;
+  // runs_dir/study-N: the study's trial folders and compile caches.
+  std::string study_dir() const;
   // The study's compile cache for the shape of `batch_size` (the Inductor caches a trial there shares).
   std::string compile_cache_dir(int batch_size) const;
   void note(const TrialSpec& spec, const TrialResult& result);

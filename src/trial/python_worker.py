@@ -51,14 +51,14 @@ def prepare_inductor_cache(out_dir, spec):
     if shared:
         cache, state = shared, "shared cache " + shared + " (TUNE_INDUCTOR_CACHE_DIR)"
     elif study:
-        cache, state, shared = study, "the study's cache for this shape " + study, study
+        cache, state = study, "the study's cache for this shape " + study
     else:
         cache, state = os.path.join(out_dir, "inductor-cache"), "cold (fresh TORCHINDUCTOR_CACHE_DIR in the trial folder)"
         shutil.rmtree(cache, ignore_errors=True)
     os.makedirs(cache, exist_ok=True)
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
     os.environ["TRITON_CACHE_DIR"] = os.path.join(cache, "triton")
-    return cache, state, not shared
+    return cache, state, not (shared or study)
 
 
 def import_torch_stack():
