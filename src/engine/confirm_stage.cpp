@@ -152,12 +152,16 @@ class ConfirmStage : public SearchStage {
   }
 
   // The study's throughput trial at `batch`, else a new one at `first`'s rate when the budget fits it; nothing when
-  // the budget refuses it or it fails (out of memory at that size: the smaller side's pick stands).
+  // the budget refuses it or it fails (out of memory at that size: the smaller side's pick stands). The new one is
+  // stored as kSameBatchFirstRepeat, not as the search's own: only the rounds there move a best (the table's rule,
+  // every round beating), and a rerun's batch stage, which picks over the search's own trials, takes the path the
+  // first search took (a single trial picked up there sent the rerun into a rate search at that batch).
   static std::optional<ToldTrial> trial_at_or_run(SearchRun& search, const std::string& precision, BackendOutcome& o,
                                                   int batch, const ToldTrial& first) {
     if (auto there = throughput_trial_at(search.db, o, batch)) return there;
     StudyTrials trials(search, o, search.budget);
     trials.learn_from(first.first, first.second);
+    trials.set_repeat(kSameBatchFirstRepeat);
     const Candidate candidate{batch, first.first.learning_rate, 0};
     if (const auto refusal = trials.refuses(candidate)) {
       search.progress << "[confirm " << precision << "] " << o.backend << " at batch " << batch

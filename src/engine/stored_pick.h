@@ -13,6 +13,12 @@
 
 namespace tune {
 
+// TrialSpec::repeat of the trial the confirmation's same-batch rounds run first, at a size the side's own search never
+// ran (the search's own trials: 0; the rounds: 1, 2, ...). Not one of the search's own, so no pick here takes it (a
+// rerun's batch stage would otherwise search rates at a size the first search never chose); the table's batch curve
+// shows it where no trial of the search's own ran at its size, and a best moves there only by the rounds' rule.
+constexpr int kSameBatchFirstRepeat = -2;
+
 // When a throughput trial the study stores (the search's own, not the confirmation's repeats, nor a superseded older
 // measurement of a config: a pick over repeated measurements would chase the lucky one) ran faster than the
 // chosen batch's samples/s beyond the noise, the trial the batch rule picks over all of them; nothing when the choice

@@ -87,10 +87,13 @@ std::vector<LearningRatePoint> lr_curve(const std::vector<StoredTrial>& trials, 
   return curve;
 }
 
+// The search's own throughput trials by size, and the same-batch rounds' first trial where none of its own ran at
+// its size (engine/stored_pick.h); not the repeats (the confirmation's rounds, the screen's second round).
 std::vector<BatchPoint> batch_curve(const std::vector<StoredTrial>& trials) {
   std::map<int, BatchPoint> by_batch;
   for (const auto& t : trials) {
-    if (t.spec.purpose != TrialPurpose::throughput || t.spec.repeat != 0) continue;  // repeats: the confirmation's, the screen's
+    if (t.spec.purpose != TrialPurpose::throughput) continue;
+    if (t.spec.repeat != 0 && (t.spec.repeat != kSameBatchFirstRepeat || by_batch.count(t.spec.batch_size))) continue;
     const bool ok = t.result.ok();
     by_batch[t.spec.batch_size] = {t.spec.batch_size, t.result.status, ok ? t.result.samples_per_second : 0.0,
                                    t.result.peak_memory_bytes, ok ? t.result.compile_overhead_seconds : 0.0, t.result};

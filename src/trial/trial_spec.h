@@ -78,8 +78,9 @@ struct TrialSpec {
   // search made the spec (util/file_identity.h); "" in trials stored before it. Not in the key: a stored trial whose
   // identity differs was measured on files since replaced at the same paths, and runs again in its place.
   std::string inputs_identity;
-  // The n-th repeat of one throughput measurement in a new process (confirm_stage.cpp's rounds 1, 2, ...; -1 the
-  // screen's second round, screening.h); 0: the search's own trial. Keyed: a repeat is a trial of its own.
+  // The n-th repeat of one throughput measurement in a new process (confirm_stage.cpp's rounds 1, 2, ..., and -2
+  // the first trial of its same-batch rounds; -1 the screen's second round, screening.h); 0: the search's own
+  // trial. Keyed: a repeat is a trial of its own.
   int repeat = 0;
   // A compile cache the trial shares with the study's other trials of its shape (Inductor's FX-graph and
   // AOTAutograd caches): the first compiles cold into it, later ones find their graphs warm. Empty: a fresh cache
