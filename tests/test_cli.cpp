@@ -64,7 +64,7 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   const CliRun table = tune_cli("table --format json --db " + db);
   ASSERT_EQ(table.exit_code, 0) << table.output;
   const auto json = nlohmann::json::parse(table.output);
-  EXPECT_EQ(json["schema_version"], 13);  // report/tested_models_table.h kTableJsonSchemaVersion
+  EXPECT_EQ(json["schema_version"], 14);  // report/tested_models_table.h kTableJsonSchemaVersion
   // The search measured the matmul peak into its new store, and the row's MFU is taken against it.
   EXPECT_EQ(json["rows"][0]["mfu_peak"]["source"], "measured") << json["rows"][0]["mfu_peak"].dump();
   EXPECT_NE(first.output.find("tune: measured matmul peak: "), std::string::npos) << first.output;

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <iostream>
 #include <map>
+#include <memory>
+#include <set>
 #include <sstream>
 
 #include "bert_tiny_landscape.h"
@@ -448,6 +450,69 @@ TEST_F(EngineFixture, ARerunAfterTheSameBatchRoundsTakesTheFirstSearchsPath) {
   const BackendResult& jit = again.rows[0].backends[*again.rows[0].compiled];
   EXPECT_EQ(jit.best.batch_size, 32);
   EXPECT_EQ(jit.moved_by_rounds_from, 4);
+}
+
+namespace {
+
+// Eager against inductor (1.5x) through the ramp and a four-round confirmation; inductor's first trial at each batch
+// compiles cold (60 s overhead) and the later ones there warm (6 s), as a study's shared compile cache makes them,
+// unless `always_warm` (a cache shared across studies that already held every graph). Eager's overhead is 0.5 s.
+TestedModelsTable cold_then_warm(EngineFixture& f, Database& db, bool always_warm) {
+  f.settings.confirm_rounds = 4;
+  auto compiled_at = std::make_shared<std::set<int>>();
+  SearchEngine engine(db, [=](const TrialSpec& s, const std::string&) {
+    TrialResult r = simulated_trial(s);
+    r.samples_per_second = (s.step.backend == "inductor" ? 15.0 : 10.0) * s.batch_size / (1.0 + 0.01 * s.batch_size);
+    r.step_time_median = s.batch_size / r.samples_per_second;
+    r.compile_overhead_seconds = 0.5;
+    if (s.step.backend == "inductor") {
+      const bool cold = !always_warm && compiled_at->insert(s.batch_size).second;
+      r.compile_cache = cold ? "cold" : "warm";
+      r.compile_overhead_seconds = cold ? 60 : 6;
+    }
+    return r;
+  }, f.settings, f.progress, ramp_then_confirm(f.settings));
+  f.request.backends = {"eager", "inductor"};
+  engine.run(f.request, 3600);
+  return gather_tested_models(db, "t.db");
+}
+
+}  // namespace
+
+// The row's overhead is the cold compile's; the warm one (the confirmation's rounds, each a new process on the
+// study's cache) gives a second break-even, for a job on a machine where the model compiled before.
+TEST_F(EngineFixture, TheRowGivesTheColdOverheadAndAWarmBreakEvenApart) {
+  Database db((dir / "t.db").string());
+  const TestedModelsTable table = cold_then_warm(*this, db, false);
+  ASSERT_EQ(table.rows.size(), 1u);
+  const TableRow& row = table.rows[0];
+  ASSERT_TRUE(row.is_confirmed());
+  EXPECT_NEAR(row.compile_overhead_seconds, 60 * 3 - 0.5, 1e-9);  // a job's 3 shapes, less eager's own warm-up
+  ASSERT_TRUE(row.shows_warm());
+  EXPECT_NEAR(row.warm_compile_overhead_seconds, 6 * 3 - 0.5, 1e-9);
+  const Amortization& cold = row.confirmed_amortization, &warm = row.warm_amortization;
+  ASSERT_TRUE(cold.worth_compiling && warm.worth_compiling);
+  const int batch = cold.batch_size;
+  const double native = 10.0 * batch / (1.0 + 0.01 * batch), saving = batch / native - batch / (1.5 * native);
+  EXPECT_NEAR(cold.break_even_steps, std::ceil(179.5 / saving), 1);
+  EXPECT_NEAR(warm.break_even_steps, std::ceil(17.5 / saving), 1);
+  const auto cells = table_cells(row);
+  EXPECT_NE(std::find(cells.begin(), cells.end(), "179.5 s cold, 17.5 s warm"), cells.end()) << join(cells, " | ");
+  EXPECT_NE(break_even_cell(row).find(strf("; warm cache: %.0f steps", warm.break_even_steps)), std::string::npos)
+      << break_even_cell(row);
+  const auto notes = table_notes(table);
+  EXPECT_NE(std::find(notes.begin(), notes.end(), std::string(kWarmCacheNote)), notes.end());
+}
+
+// Where every trial found its graphs in a cache shared across studies, no cold overhead was measured: the row does
+// not pass a warm one off as the cold compile's.
+TEST_F(EngineFixture, AnOverheadWithNoColdCompileBehindItSaysSo) {
+  Database db((dir / "t.db").string());
+  const TestedModelsTable table = cold_then_warm(*this, db, true);
+  ASSERT_EQ(table.rows.size(), 1u);
+  const TableRow& row = table.rows[0];
+  EXPECT_FALSE(row.cold_overhead_measured);
+  EXPECT_EQ(compile_overhead_cell(row), "17.5 s (warm: no cold compile measured)");
 }
 
 // The confirmation compares the two configs the row shows, whichever search found them: here jit's best is an

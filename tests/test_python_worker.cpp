@@ -247,3 +247,78 @@ TEST(PythonWorkerProtocol, AnotherProtocolVersionOrNoWorkerIsRefused) {
   EXPECT_EQ(missing.status, TrialStatus::crashed);
   EXPECT_NE(missing.error_message.find("exit code 127"), std::string::npos) << missing.error_message;
 }
+
+namespace {
+
+// Runs `body` (Python, with compile_cache imported as c and the scratch folder as `root`) and returns its output.
+std::string run_cache_script(const std::filesystem::path& dir, const std::string& body) {
+  const std::string script = write_file(dir / "cache_check.py", "import json, os, sys\nsys.path.insert(0, sys.argv[1])\n"
+                                                                 "import compile_cache as c\nroot = sys.argv[2]\n" + body);
+  const auto [exit_code, output] = tune::testing::run_command(python_executable() + " " + script + " " + tune_home() +
+                                                              "/src/trial " + dir.string() + " 2>&1");
+  EXPECT_EQ(exit_code, 0) << output;
+  return output;
+}
+
+}  // namespace
+
+// A shared compile cache (src/trial/compile_cache.py) is reused only as tune recorded it: sealed after a trial, it
+// opens as that trial's; a changed or missing file, a manifest from another torch or machine, or a damaged manifest
+// empties it (the next compile is cold) and says why; a folder the user named that holds files tune never recorded is
+// refused, and one of tune's own is emptied.
+TEST(CompileCache, ACacheIsReusedOnlyAsTuneRecordedIt) {
+  const auto dir = temp_dir("compile-cache");
+  const std::string out = run_cache_script(dir, R"py(
+cache = os.path.join(root, "cache")
+def show(label, tune_owned=True):
+    account, rebuilt = c.open_cache(cache, "cpu", tune_owned)
+    print(label, "|", account, "|", rebuilt, "|", sorted(c.cached_files(cache)))
+def write(path, text):
+    os.makedirs(os.path.dirname(os.path.join(cache, path)), exist_ok=True)
+    open(os.path.join(cache, path), "w").write(text)
+def edit_manifest(change):
+    m = json.load(open(os.path.join(cache, c.MANIFEST)))
+    change(m)
+    json.dump(m, open(os.path.join(cache, c.MANIFEST), "w"))
+show("new")
+write("fxgraph/ab/graph", "compiled graph"); write("aotautograd/x", "entry")
+c.seal(cache, "cpu", "trial-1")
+show("sealed")
+write("fxgraph/ab/graph", "compiled grapH")
+show("changed")
+write("fxgraph/ab/graph", "compiled graph"); write("aotautograd/x", "entry"); c.seal(cache, "cpu", "trial-2")
+os.remove(os.path.join(cache, "aotautograd/x"))
+show("missing")
+write("a", "1"); c.seal(cache, "cpu", "trial-3"); edit_manifest(lambda m: m["identity"].update(torch="0.0.1"))
+show("torch")
+write("a", "1"); c.seal(cache, "cpu", "trial-4"); edit_manifest(lambda m: m["identity"].update(machine="another CPU"))
+show("machine")
+write("a", "1"); c.seal(cache, "cpu", "trial-5"); open(os.path.join(cache, c.MANIFEST), "w").write("{not json")
+show("manifest")
+write("a", "1")
+try:
+    show("user", tune_owned=False)
+except ValueError as e:
+    print("user | refused:", e, "| kept:", c.cached_files(cache))
+show("owned")
+)py");
+  const auto line = [&](const std::string& label) {
+    const size_t at = out.find(label + " |");
+    return at == std::string::npos ? std::string() : out.substr(at, out.find('\n', at) - at);
+  };
+  EXPECT_EQ(line("new"), "new | empty | None | []") << out;
+  EXPECT_NE(line("sealed").find("| None | ['aotautograd/x', 'fxgraph/ab/graph']"), std::string::npos) << out;
+  EXPECT_NE(line("sealed").find("by trial-1, torch "), std::string::npos) << out;
+  EXPECT_EQ(line("changed"), "changed | empty | damaged: its file fxgraph/ab/graph changed since tune recorded it | []")
+      << out;
+  EXPECT_EQ(line("missing"), "missing | empty | damaged: its file aotautograd/x is missing | []") << out;
+  EXPECT_NE(line("torch").find("| empty | it was made with torch '0.0.1', this trial runs torch "), std::string::npos)
+      << out;
+  EXPECT_NE(line("machine").find("| empty | it was made with machine 'another CPU'"), std::string::npos) << out;
+  EXPECT_NE(line("manifest").find("| empty | its manifest tune-cache.json is damaged"), std::string::npos) << out;
+  EXPECT_NE(line("user").find("refused: compile cache folder '"), std::string::npos) << out;
+  EXPECT_NE(line("user").find("holds 1 files tune did not record"), std::string::npos) << out;
+  EXPECT_NE(line("user").find("| kept: ['a']"), std::string::npos) << "a refused folder keeps its files: " << out;
+  EXPECT_EQ(line("owned"), "owned | empty | it holds 1 files without tune's manifest (a trial that ended before "
+                           "recording them) | []") << out;
+}

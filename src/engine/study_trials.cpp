@@ -23,9 +23,10 @@ std::string describe_result(const TrialResult& r) {
 
 // Compile overhead with its parts, so a user sees whether tracing, the first run or warm-up dominates.
 std::string describe_overhead(const TrialSpec& spec, const TrialResult& r) {
-  return strf("tune: compile overhead %.2f s = compile %.2f s + first step %.2f s + %d more warm-up steps %.2f s"
+  const std::string cache = r.compile_cache.empty() ? "" : " (" + r.compile_cache + " compile cache)";
+  return strf("tune: compile overhead%s %.2f s = compile %.2f s + first step %.2f s + %d more warm-up steps %.2f s"
               " - %d x steady step %.3f s (95%% CI %.3f-%.3f s, CV %.1f%%; %s)",
-              r.compile_overhead_seconds, r.compile_seconds, r.first_step_seconds, spec.measure.warmup_steps - 1,
+              cache.c_str(), r.compile_overhead_seconds, r.compile_seconds, r.first_step_seconds, spec.measure.warmup_steps - 1,
               r.later_warmup_seconds, spec.measure.warmup_steps, r.step_time_median, r.step_time_ci_low,
               r.step_time_ci_high, 100 * r.step_time_cv, r.steady_state_stop.c_str());
 }

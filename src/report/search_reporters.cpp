@@ -36,6 +36,15 @@ std::string describe_objective(const SearchSummary& summary) {
   return text;
 }
 
+// The recommendation for a job of `steps` compiled steps: cold, and where the row measured a warm compile apart
+// (TableRow::shows_warm) and it answers otherwise, warm too.
+std::string recommend_cold_and_warm(const TableRow& row, double steps, int batch) {
+  const std::string cold = recommend_for_job(row.decisive(), steps, batch);
+  if (!row.shows_warm()) return cold;
+  const std::string warm = recommend_for_job(row.warm_amortization, steps, batch);
+  return cold + (warm == cold ? "" : "; with a warm compile cache (the same model compiled before on this machine): " + warm);
+}
+
 // For --job-steps N or --job-hours H: compile or stay native, per precision row.
 void write_job_recommendation(std::ostream& out, const JobLength& job, const TableRow& row) {
   const BackendResult* compiled = row.compiled_result();
@@ -43,11 +52,11 @@ void write_job_recommendation(std::ostream& out, const JobLength& job, const Tab
   const std::string where = " (" + row.precision + ")";
   if (job.steps > 0)
     out << "- for a " << job.steps << "-step job" << where << ": "
-        << recommend_for_job(row.decisive(), job.steps, compiled->best.batch_size) << "\n";
+        << recommend_cold_and_warm(row, job.steps, compiled->best.batch_size) << "\n";
   if (job.hours > 0) {
     const double steps = job.hours * 3600 * compiled->best.samples_per_second / compiled->best.batch_size;
     out << "- for a " << job.hours << "-hour job" << where << ": "
-        << recommend_for_job(row.decisive(), steps, compiled->best.batch_size) << "\n";
+        << recommend_cold_and_warm(row, steps, compiled->best.batch_size) << "\n";
   }
 }
 

@@ -154,6 +154,14 @@ const char* const kMovedByRoundsNote =
     "them faster than its rounds at N beyond the noise (a rank test: with 4 rounds each, every round faster), in the "
     "same sitting; so its best is this size, the verdict compares the two backends at it, and its rate is the one "
     "searched at N (\"searched at batch N\").";
+const char* const kWarmCacheNote =
+    "Compile overhead \"cold, warm\" and break-even \"warm cache: N steps\": the first trial at a batch size compiles "
+    "cold (every graph; the overhead every row reports), and later trials there, each a new process, compile warm "
+    "from the study's compile cache (Inductor's FX-graph and AOTAutograd caches). A job on a machine where the same "
+    "model, shapes and torch compiled before pays the warm overhead (the median of the warm trials), so it breaks "
+    "even sooner; backends without a persistent cache (jit, cuda-graph) compile cold in every job. \"warm: no cold "
+    "compile measured\": every trial of that backend at that size found its graphs in a cache shared across studies "
+    "(TUNE_INDUCTOR_CACHE_DIR), so the overhead shown is a warm one.";
 const char* const kBatchCutNote =
     "\"X's batch ramp stopped at N (budget), below Y's M\" in best vs best (and \"batch size in it\" in the verdict): "
     "the budget or the trial cap ended X's batch search before it tried size M, so the comparison credits Y with a "
@@ -376,6 +384,8 @@ std::vector<std::string> table_notes(const TestedModelsTable& table) {
   if (any_uncompared_better_rate(table)) notes.push_back(kUncomparedRateNote);
   if (any_stored_pick(table)) notes.push_back(kStoredPickNote);
   if (any_moved_by_rounds(table)) notes.push_back(kMovedByRoundsNote);
+  if (std::any_of(table.rows.begin(), table.rows.end(), [](const TableRow& r) { return r.shows_warm() || !r.cold_overhead_measured; }))
+    notes.push_back(kWarmCacheNote);
   if (any_batch_cut(table)) notes.push_back(kBatchCutNote);
   if (any_rates_not_separated(table)) notes.push_back(kRatesNotSeparatedNote);
   if (any_batch_within_noise(table)) notes.push_back(kBatchWithinNoiseNote);
@@ -409,17 +419,30 @@ std::string paired_verdict_cell(const TableRow& row) {
   return words + strf(": %.2fx (CI %.2f-%.2f, ", p.ratio, p.ci_low, p.ci_high) + rounds(p.rounds) + cut + ")";
 }
 
+// "; warm cache: 40 steps (1m 02s)" where the row shows a warm break-even apart, else nothing.
+std::string warm_break_even(const TableRow& row) {
+  if (!row.shows_warm() || !row.warm_amortization.worth_compiling) return "";
+  const Amortization& w = row.warm_amortization;
+  return strf("; warm cache: %.0f steps (%s)", w.break_even_steps, format_duration(w.break_even_seconds).c_str());
+}
+
 std::string break_even_cell(const TableRow& row) {
   if (!row.native || !row.compiled) return "-";
   if (!row.is_confirmed())
-    return row.amortization.batch_size > 0 ? describe_break_even(row.amortization) : "-";
+    return row.amortization.batch_size > 0 ? describe_break_even(row.amortization) + warm_break_even(row) : "-";
   const Amortization& a = row.confirmed_amortization;
   if (!a.worth_compiling) return "not worth compiling (paired)";
   const std::string range = row.break_even_steps_high > 0
                                 ? strf("; 95%% CI %.0f-%.0f steps", row.break_even_steps_low, row.break_even_steps_high)
                                 : "";
   return strf("%.0f steps of batch %d (%s%s)", a.break_even_steps, a.batch_size,
-              format_duration(a.break_even_seconds).c_str(), range.c_str());
+              format_duration(a.break_even_seconds).c_str(), range.c_str()) + warm_break_even(row);
+}
+
+std::string compile_overhead_cell(const TableRow& row) {
+  if (!row.cold_overhead_measured) return strf("%.1f s (warm: no cold compile measured)", row.compile_overhead_seconds);
+  if (!row.shows_warm()) return strf("%.1f s", row.compile_overhead_seconds);
+  return strf("%.1f s cold, %.1f s warm", row.compile_overhead_seconds, row.warm_compile_overhead_seconds);
 }
 
 std::vector<std::string> table_cells(const TableRow& row) {
@@ -432,7 +455,7 @@ std::vector<std::string> table_cells(const TableRow& row) {
           same_batch_cell(row, equal),
           both ? best_vs_best_cell(row) : "-",
           paired_verdict_cell(row),
-          equal ? strf("%.1f s", row.compile_overhead_seconds) : "-",
+          equal ? compile_overhead_cell(row) : "-",
           break_even_cell(row), cell(n, peak_memory),
           cell(c, peak_memory),
           trials_cell(row), measured_when(row)};

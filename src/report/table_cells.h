@@ -31,6 +31,9 @@ std::string paired_verdict_cell(const TableRow& row);
 // The break-even the answer rests on: the confirmed one with its range ("412 steps of batch 32 (3m 05s; 95% CI
 // 350-520 steps)"), "not worth compiling (paired)", or unconfirmed the equal-batch one; "-" without it.
 std::string break_even_cell(const TableRow& row);
+// "14.9 s", or "14.9 s cold, 1.6 s warm" where the row shows a warm figure (TableRow::shows_warm), or "1.6 s (warm:
+// no cold compile measured)" where no cold trial ran: the net overhead the break-even rests on.
+std::string compile_overhead_cell(const TableRow& row);
 // "26 in 29m 31s": the trials behind the row and their wall time together.
 std::string trials_cell(const TableRow& row);
 // "bert-base-cased fp32 on cpu, eager: dropped: ...": each screened-out backend and the screen's reason.
@@ -73,6 +76,7 @@ extern const char* const kUncomparedRateNote;
 extern const char* const kStoredPickNote;
 extern const char* const kBatchCutNote;
 extern const char* const kMovedByRoundsNote;
+extern const char* const kWarmCacheNote;
 extern const char* const kRatesNotSeparatedNote;
 extern const char* const kBatchWithinNoiseNote;
 extern const char* const kBatchLimitNote;

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/table_reporters.h"
+#include "trial/backend_registry.h"
 
 namespace tune {
 namespace {
@@ -118,6 +119,19 @@ nlohmann::json paired_same_batch_json(const TableRow& row) {
           {"ci_high", p.ci_high}, {"batch_size", row.confirmed_equal_batch_size}};
 }
 
+// The decisive comparison with a warm compile (TableRow::warm_amortization), null where none was measured; for a
+// backend without a persistent cache the figures equal the cold ones (it compiles again in every job).
+nlohmann::json warm_json(const TableRow& row) {
+  if (!row.warm_measured) return nullptr;
+  const BackendResult* c = row.compiled_result();
+  const BackendInfo* info = c ? find_backend(c->backend) : nullptr;
+  const Amortization& w = row.warm_amortization;
+  return {{"persistent_compile_cache", info && info->persistent_compile_cache},
+          {"net_compile_overhead_seconds", row.warm_compile_overhead_seconds}, {"worth_compiling", w.worth_compiling},
+          {"break_even_steps", w.break_even_steps}, {"break_even_seconds", w.break_even_seconds},
+          {"break_even_batch_size", w.batch_size}};
+}
+
 nlohmann::json row_json(const TableRow& row) {
   nlohmann::json backends = nlohmann::json::object();
   for (const auto& b : row.backends) backends[b.backend] = backend_json(row, b);
@@ -137,6 +151,7 @@ nlohmann::json row_json(const TableRow& row) {
           {"net_compile_overhead_seconds", row.compile_overhead_seconds},
           {"worth_compiling", a.worth_compiling},
           {"break_even_steps", a.break_even_steps}, {"break_even_seconds", a.break_even_seconds},
+          {"cold_overhead_measured", row.cold_overhead_measured}, {"warm", warm_json(row)},
           {"trials_run", row.trials_run}, {"trial_seconds", row.trial_seconds}, {"sittings", row.sittings},
           {"search_budget_seconds", row.search_budget_seconds ? nlohmann::json(row.search_budget_seconds) : nullptr},
           {"budget_cut", row.budget_cut()}, {"start", row.start}, {"data", row.data}, {"tiny", row.tiny},

@@ -118,6 +118,23 @@ std::string describe_data(const TrialSpec& spec) {
   return spec.model.task + ": " + corpus + labels + ", " + tokenizer;
 }
 
+// BackendResult's cold and warm overheads by batch over its ok throughput trials: cold, the search's own trial's
+// there when it compiled cold (the figure rows have always shown), else the median of the cold ones; warm, the median
+// of the warm ones.
+void add_overheads(const std::vector<StoredTrial>& trials, BackendResult& result) {
+  std::map<int, std::vector<double>> cold, warm;
+  for (const auto& t : trials) {
+    if (t.spec.purpose != TrialPurpose::throughput || !t.result.ok()) continue;
+    const std::string& cache = t.result.compile_cache;
+    if (cache == "warm") warm[t.spec.batch_size].push_back(t.result.compile_overhead_seconds);
+    if (!cache.empty() && cache != "cold") continue;
+    if (t.spec.repeat == 0) result.cold_overhead_by_batch[t.spec.batch_size] = t.result.compile_overhead_seconds;
+    cold[t.spec.batch_size].push_back(t.result.compile_overhead_seconds);
+  }
+  for (auto& [batch, values] : cold) result.cold_overhead_by_batch.emplace(batch, median(values));  // no own trial's
+  for (auto& [batch, values] : warm) result.warm_overhead_by_batch[batch] = median(values);
+}
+
 // What a study's trials add to its backend's curves and to the row's counts, dates and set-up.
 void add_trials(const std::vector<StoredTrial>& trials, BackendResult& result, TableRow& row) {
   result.batch_curve = batch_curve(trials);
@@ -137,6 +154,7 @@ void add_trials(const std::vector<StoredTrial>& trials, BackendResult& result, T
     }
   }
   result.repeats = result.repeats_by_batch[result.best.batch_size];
+  add_overheads(trials, result);
   row.trials_run += static_cast<int>(trials.size());
   row.search_budget_seconds = std::max(row.search_budget_seconds, result.best.search_budget_seconds);
 }
@@ -258,19 +276,25 @@ void confirm(TableRow& row, const BackendResult& native, const BackendResult& co
   row.confirmed = paired_ratio(ratios, 0.95);
   if (!row.is_confirmed()) return;
   const double native_speed = geometric_mean(native_speeds);
-  const double overhead = net_compile_overhead(compiled.best.compile_overhead_seconds,
-                                               native.best.compile_overhead_seconds, kJobExtraShapes);
-  const auto at = [&](double speedup) {
-    return amortize(native_speed, native_speed * speedup, compiled.best.batch_size, overhead);
+  const int nb = native.best.batch_size, cb = compiled.best.batch_size;
+  const double overhead = net_compile_overhead(compiled.cold_overhead(cb).value_or(compiled.best.compile_overhead_seconds),
+                                               native.cold_overhead(nb).value_or(native.best.compile_overhead_seconds),
+                                               kJobExtraShapes);
+  const auto at = [&](double speedup, double net_overhead) {
+    Amortization a = amortize(native_speed, native_speed * speedup, cb, net_overhead);
+    if (row.confirmed.verdict != PairedVerdict::faster) a.worth_compiling = false, a.break_even_steps = 0, a.break_even_seconds = 0;
+    return a;
   };
-  row.confirmed_amortization = at(row.confirmed.ratio);
-  if (row.confirmed.verdict != PairedVerdict::faster) {
-    row.confirmed_amortization.worth_compiling = false;
-    row.confirmed_amortization.break_even_steps = row.confirmed_amortization.break_even_seconds = 0;
-    return;
+  row.confirmed_amortization = at(row.confirmed.ratio, overhead);
+  const auto warm_c = compiled.warm_overhead(cb), warm_n = native.warm_overhead(nb);
+  if (warm_c && warm_n) {
+    row.warm_measured = true;
+    row.warm_compile_overhead_seconds = net_compile_overhead(*warm_c, *warm_n, kJobExtraShapes);
+    row.warm_amortization = at(row.confirmed.ratio, row.warm_compile_overhead_seconds);
   }
-  row.break_even_steps_low = at(row.confirmed.ci_high).break_even_steps;
-  row.break_even_steps_high = at(row.confirmed.ci_low).break_even_steps;
+  if (row.confirmed.verdict != PairedVerdict::faster) return;
+  row.break_even_steps_low = at(row.confirmed.ci_high, overhead).break_even_steps;
+  row.break_even_steps_high = at(row.confirmed.ci_low, overhead).break_even_steps;
 }
 
 std::vector<int> sizes_tried(const BackendResult& r) {
@@ -340,9 +364,19 @@ void compare_at_equal_batch(TableRow& row) {
   const BatchPoint &np = *ran_ok(n, *batch), &cp = *ran_ok(c, *batch);
   row.native_samples_per_second = np.samples_per_second;
   row.compiled_samples_per_second = cp.samples_per_second;
-  row.compile_overhead_seconds =
-      net_compile_overhead(cp.compile_overhead_seconds, np.compile_overhead_seconds, kJobExtraShapes);
+  const auto cold_c = c.cold_overhead(*batch);
+  row.cold_overhead_measured = cold_c.has_value();
+  row.compile_overhead_seconds = net_compile_overhead(cold_c.value_or(cp.compile_overhead_seconds),
+                                                      n.cold_overhead(*batch).value_or(np.compile_overhead_seconds),
+                                                      kJobExtraShapes);
   row.amortization = amortize(np.samples_per_second, cp.samples_per_second, *batch, row.compile_overhead_seconds);
+  if (row.is_confirmed()) return;  // the warm figures are the confirmed comparison's (confirm)
+  const auto warm_c = c.warm_overhead(*batch), warm_n = n.warm_overhead(*batch);
+  if (!warm_c || !warm_n) return;
+  row.warm_measured = true;
+  row.warm_compile_overhead_seconds = net_compile_overhead(*warm_c, *warm_n, kJobExtraShapes);
+  row.warm_amortization = amortize(np.samples_per_second, cp.samples_per_second, *batch,
+                                   row.warm_compile_overhead_seconds);
 }
 
 // Groups of the row's trials more than kSittingGap apart, from their finish times.
@@ -587,6 +621,26 @@ bool TableRow::budget_cut() const {
       return true;
   }
   return false;
+}
+
+std::optional<double> BackendResult::cold_overhead(int batch) const {
+  const auto it = cold_overhead_by_batch.find(batch);
+  if (it == cold_overhead_by_batch.end()) return std::nullopt;
+  return it->second;
+}
+
+std::optional<double> BackendResult::warm_overhead(int batch) const {
+  const BackendInfo* info = find_backend(backend);
+  if (!info || !info->persistent_compile_cache) return cold_overhead(batch);
+  const auto it = warm_overhead_by_batch.find(batch);
+  if (it == warm_overhead_by_batch.end()) return std::nullopt;
+  return it->second;
+}
+
+bool TableRow::shows_warm() const {
+  const BackendResult* c = compiled_result();
+  const BackendInfo* info = c ? find_backend(c->backend) : nullptr;
+  return warm_measured && info && info->persistent_compile_cache;
 }
 
 bool TableRow::screened_out() const {

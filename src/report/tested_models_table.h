@@ -36,7 +36,9 @@ namespace tune {
 // samples/s, MFU; null under two), what the table's samples/s cell shows in a row with a paired verdict
 // 13: the row's `batch_cut` (TableRow::batch_cut: best vs best mixes in a size one side's cut ramp never ran; null
 // where fair); each backend's `batch_moved_by_rounds_from` (BackendResult::moved_by_rounds_from; null: not moved)
-constexpr int kTableJsonSchemaVersion = 13;
+// 14: the row's `warm` (the decisive comparison with a warm compile: net overhead, break-even; null where no warm
+// trial was measured) and `cold_overhead_measured` (false: every trial at that size compiled warm)
+constexpr int kTableJsonSchemaVersion = 14;
 constexpr double kSittingGap = 3600;  // seconds between two trials of a row that start a new sitting
 
 struct BatchPoint {
@@ -91,6 +93,16 @@ struct BackendResult {
   // row then shows it at that batch (rate_batch_size says where its rate was searched), and the verdict compares
   // the two there.
   int moved_by_rounds_from = 0;
+  // Compile overheads by batch, from its throughput trials there (the search's and the confirmation's): cold ones
+  // (compiled every graph, or a backend without a persistent cache, which compiles in every process) and warm ones
+  // (every graph from the study's compile cache, in a new process: what a job pays on a machine where the same
+  // model compiled before), each the median of the trials of its kind (TrialResult::compile_cache).
+  std::map<int, double> cold_overhead_by_batch, warm_overhead_by_batch;
+  // The overhead a job at `batch` pays cold (nothing where no cold trial ran there), and warm: the cold one for a
+  // backend without a persistent cache (BackendInfo::persistent_compile_cache), nothing where none warm ran there
+  // (as in trials stored before they recorded their cache's use).
+  std::optional<double> cold_overhead(int batch) const;
+  std::optional<double> warm_overhead(int batch) const;
   // Why the screen dropped it, when it did and no search ran: `best` is then its screening trial (batch, speed,
   // memory; no learning rate).
   std::string screened_out;
@@ -181,7 +193,19 @@ struct TableRow {
   Amortization amortization;
   double native_samples_per_second = 0;    // at amortization.batch_size
   double compiled_samples_per_second = 0;
-  double compile_overhead_seconds = 0;     // net, as amortized
+  double compile_overhead_seconds = 0;     // net, as amortized: always a cold compile's (see below)
+  // Where the compiled backend's trials at the amortized batch all compiled warm (a cache shared across studies,
+  // TUNE_INDUCTOR_CACHE_DIR), no cold overhead was measured: the overhead above is then theirs and says so.
+  bool cold_overhead_measured = true;
+  // The decisive comparison again with a warm compile (the compiled backend's warm overhead in a new process, net of
+  // native's), for a job on a machine where the same model compiled before; warm_measured false where no warm
+  // trial ran at that batch (its figures are then zero).
+  bool warm_measured = false;
+  double warm_compile_overhead_seconds = 0;
+  Amortization warm_amortization;
+  // Whether the row's compiled backend keeps a persistent compile cache and a warm figure was measured for it: the
+  // cells then give cold and warm apart.
+  bool shows_warm() const;
   // Best vs best: each backend at its own chosen batch (batch size and compiling both in it), labelled apart.
   double best_vs_best_speedup = 0;
   // The verdict: compiled over native, each at its best, from the confirmation's paired rounds (engine/

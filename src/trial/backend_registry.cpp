@@ -23,14 +23,14 @@ std::string name_of(const std::string& label) { return label.substr(0, label.fin
 // static, so code that runs before main (a static initializer elsewhere) finds it built.
 const std::vector<BackendInfo>& registered_backends() {
   static const std::vector<BackendInfo> backends{
-    // name, summary, devices, route, role, compile modes, ":dynamic" suffix, default coverage
+    // name, summary, devices, route, role, compile modes, ":dynamic" suffix, default coverage, persistent cache
     {kNativeBackend, "eager libtorch: the training step as a plain libtorch user writes it (the baseline)",
      {"cpu", "cuda"}, BackendRoute::in_process, BackendRole::native, {}, false, true},
     {"jit", "TorchScript: the training forward traced from C++, run by the graph executor and its fusers",
      {"cpu", "cuda"}, BackendRoute::in_process, BackendRole::compiler, {}, false, true},
     {"inductor", "torch.compile (Inductor) of Hugging Face's module, in the Python worker",
      {"cpu", "cuda"}, BackendRoute::python_worker, BackendRole::compiler,
-     {"max-autotune-no-cudagraphs", "reduce-overhead"}, true, true},
+     {"max-autotune-no-cudagraphs", "reduce-overhead"}, true, true, true},
     {"cuda-graph", "the whole training step captured into a CUDA graph once, then replayed",
      {"cuda"}, BackendRoute::in_process, BackendRole::compiler, {}, false, true},
     {"hf-eager", "Hugging Face's module run eagerly in the Python worker: a reference row, not compiled",

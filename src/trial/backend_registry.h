@@ -46,6 +46,9 @@ struct BackendInfo {
   std::vector<std::string> compile_modes;  // ":MODE" label suffixes (torch.compile modes); the bare label is "default"
   bool dynamic_suffix = false;             // its labels may end in ":dynamic" (dynamic shapes)
   bool default_coverage = false;           // `--backends auto` searches it on every device it runs on
+  // Its compiles go through a cache that outlives the process (Inductor's FX-graph and AOTAutograd caches), so a
+  // job where the same model compiled before compiles warm; the others compile again in every process.
+  bool persistent_compile_cache = false;
 
   bool runs_on(const std::string& device) const;  // a torch device string: cpu, cuda, cuda:1
   bool has_label_variants() const { return !compile_modes.empty() || dynamic_suffix; }

@@ -9,7 +9,8 @@
 //   -> {"op": "evaluate", "batches": PATH}   (a classifier's held-out rows, after the last step: data/held_out.h)
 //   <- {"evaluate": {"rows": N, "loss_sum": X, "correct": K}}   (eval mode, no gradients, fp32)
 //   -> {"op": "finish"}
-//   <- {"finish": {"compile_info": S, "compile_parts": {phase: s}, "warnings": [S], "peak_memory_bytes": N}}
+//   <- {"finish": {"compile_info": S, "compile_parts": {phase: s}, "compile_cache": S, "warnings": [S],
+//                  "peak_memory_bytes": N}}
 // Any reply but finish's may be {"failure": {"status": STATUS, "stage": S, "message": S}} (trial_status.h names);
 // the worker then answers only "finish". The trial process keeps the measurement (trial/measurement.h): the loop,
 // the stopping rule, the statistics and the result's fields; the worker builds HF's module, compiles and steps.
@@ -45,6 +46,7 @@ struct WorkerSteps {
 struct WorkerFinish {
   std::string compile_info;
   std::map<std::string, double> compile_parts;
+  std::string compile_cache;  // TrialResult::compile_cache
   std::vector<std::string> warnings;
   int64_t peak_memory_bytes = 0;
 };
@@ -121,7 +123,8 @@ TrialResult run_python_worker_trial(const TrialSpec& spec, const std::string& ba
                                     std::vector<std::string> worker_argv = {}, const WorkerHeldOut& held_out = {});
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerReady, parameter_count, block_steps)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerFinish, compile_info, compile_parts, warnings, peak_memory_bytes)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerFinish, compile_info, compile_parts, compile_cache, warnings,
+                                                peak_memory_bytes)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerFailure, status, stage, message)
 void from_json(const nlohmann::json& j, WorkerSteps& steps);
 

@@ -21,6 +21,8 @@ import time
 import traceback
 import warnings
 
+import compile_cache  # beside this file (sys.path[0] when run as a script)
+
 # The backends this worker runs: the registry's entries with the Python-worker route (src/trial/backend_registry.cpp;
 # PythonWorkerBackends.* checks the two agree), and whether each puts HF's module under torch.compile.
 BACKENDS = {"inductor": {"torch_compile": True}, "hf-eager": {"torch_compile": False}}
@@ -45,20 +47,31 @@ class TrialFailure(Exception):
 
 def prepare_inductor_cache(out_dir, spec):
     """A fresh cache folder per trial (cold compile), unless TUNE_INDUCTOR_CACHE_DIR names a shared one or the spec
-    names its study's cache for its shape (compile_cache_dir)."""
+    names its study's cache for its shape (compile_cache_dir). A shared or study cache is checked first
+    (compile_cache.py): one from another torch, Python or machine, or damaged, is emptied and said so. Returns the
+    folder, its account for compile_info, whether it is the trial's own (cold by construction), and why it was
+    rebuilt (or None)."""
     shared = os.environ.get("TUNE_INDUCTOR_CACHE_DIR", "")
     study = spec.get("compile_cache_dir", "")
-    if shared:
-        cache, state = shared, "shared cache " + shared + " (TUNE_INDUCTOR_CACHE_DIR)"
-    elif study:
-        cache, state = study, "the study's cache for this shape " + study
-    else:
-        cache, state = os.path.join(out_dir, "inductor-cache"), "cold (fresh TORCHINDUCTOR_CACHE_DIR in the trial folder)"
+    if not (shared or study):
+        cache = os.path.join(out_dir, "inductor-cache")
         shutil.rmtree(cache, ignore_errors=True)
-    os.makedirs(cache, exist_ok=True)
+        os.makedirs(cache)
+        point_inductor_at(cache)
+        return cache, "cold (fresh TORCHINDUCTOR_CACHE_DIR in the trial folder)", True, None
+    cache = shared or study
+    whose = "shared cache " + shared + " (TUNE_INDUCTOR_CACHE_DIR)" if shared else "the study's cache for this shape " + study
+    try:
+        account, rebuilt = compile_cache.open_cache(cache, spec.get("device", "cpu"), tune_owned=not shared)
+    except (ValueError, OSError) as e:
+        raise TrialFailure("invalid", "setup", str(e))
+    point_inductor_at(cache)
+    return cache, whose + ": " + (account if rebuilt is None else "rebuilt, " + rebuilt), False, rebuilt
+
+
+def point_inductor_at(cache):
     os.environ["TORCHINDUCTOR_CACHE_DIR"] = cache
     os.environ["TRITON_CACHE_DIR"] = os.path.join(cache, "triton")
-    return cache, state, not (shared or study)
 
 
 def import_torch_stack():
@@ -320,14 +333,19 @@ def compile_account(torch, transformers, spec, step, result, cache_state, frames
                 os.environ.get("TORCHINDUCTOR_COMPILE_THREADS", "default")))
 
 
-def cache_use(counters):
+def cache_use_state(counters):
     """What this trial's compile found in the Inductor cache, as torch counts it: "warm" when every FX graph came
-    from it, "cold" when none did, with the FX-graph and AOTAutograd hits and misses."""
+    from it, "cold" when none did, "partly warm" between, "unused" when no graph went through it."""
+    hits, misses = counters["inductor"]["fxgraph_cache_hit"], counters["inductor"]["fxgraph_cache_miss"]
+    return "warm" if hits and not misses else "cold" if misses and not hits else "partly warm" if hits else "unused"
+
+
+def cache_use(counters):
+    """The state (cache_use_state) with the FX-graph and AOTAutograd hits and misses."""
     fx, aot = counters["inductor"], counters["aot_autograd"]
-    hits, misses = fx["fxgraph_cache_hit"], fx["fxgraph_cache_miss"]
-    state = "warm" if hits and not misses else "cold" if misses and not hits else "partly warm" if hits else "unused"
     return "%s: FX graphs %d hits, %d misses, %d bypassed; AOTAutograd %d hits, %d misses" % (
-        state, hits, misses, fx["fxgraph_cache_bypass"], aot["autograd_cache_hit"], aot["autograd_cache_miss"])
+        cache_use_state(counters), fx["fxgraph_cache_hit"], fx["fxgraph_cache_miss"], fx["fxgraph_cache_bypass"],
+        aot["autograd_cache_hit"], aot["autograd_cache_miss"])
 
 
 def build_stage(torch, transformers, spec):
@@ -357,6 +375,7 @@ class Session:
     def __init__(self, spec):
         self.spec, self.torch, self.transformers, self.step = spec, None, None, None
         self.cache, self.cold, self.cache_state, self.failed = None, False, "", False
+        self.cache_rebuilt, self.work_dir = None, ""
         self.steps_done, self.frames_after_first_step = 0, None
         self._catching = warnings.catch_warnings(record=True)
         self.caught = self._catching.__enter__()
@@ -370,7 +389,8 @@ class Session:
         if spec["threads"] > 0:
             os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = str(spec["threads"])  # compile on the trial's cores
         if compiles(spec):
-            self.cache, self.cache_state, self.cold = prepare_inductor_cache(work_dir, spec)
+            self.cache, self.cache_state, self.cold, self.cache_rebuilt = prepare_inductor_cache(work_dir, spec)
+            self.work_dir = work_dir
         self.torch, self.transformers = import_torch_stack()
         set_threads(self.torch, spec["threads"])
         cap_memory(self.torch, spec)
@@ -440,11 +460,18 @@ class Session:
 
     def finish(self):
         self._catching.__exit__(None, None, None)
-        reply = {"compile_info": "", "compile_parts": {}, "peak_memory_bytes": 0,
+        reply = {"compile_info": "", "compile_parts": {}, "peak_memory_bytes": 0, "compile_cache": "",
                  "warnings": counted(str(w.message).splitlines()[0] for w in self.caught if str(w.message))}
+        if self.cache_rebuilt:
+            reply["warnings"].append("compile cache %s rebuilt: %s" % (self.cache, self.cache_rebuilt))
         if self.torch is not None and self.step is not None and not self.failed:
             reply["compile_info"] = compile_account(self.torch, self.transformers, self.spec, self.step, reply,
                                                     self.cache_state, self.frames_after_first_step)
+            if compiles(self.spec):
+                from torch._dynamo.utils import counters
+                reply["compile_cache"] = cache_use_state(counters)
+                if not self.cold:
+                    compile_cache.seal(self.cache, self.spec.get("device", "cpu"), self.work_dir)
         if self.torch is not None:
             reply["peak_memory_bytes"] = peak_memory_bytes(self.torch, self.spec.get("device", "cpu"))
         if self.cold:

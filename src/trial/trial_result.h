@@ -68,6 +68,10 @@ struct TrialResult {
   std::vector<std::string> warnings;  // libtorch warnings during the trial (graph breaks, syncs), with counts
   std::string compile_info;           // backend's own account: graphs, fusion groups, ...
   std::map<std::string, double> compile_parts;  // inductor: seconds per compile phase (dynamo_trace, ...)
+  // What the compile found in a persistent compile cache (Inductor's, python_worker.py): "cold" (compiled every
+  // graph), "warm" (every graph from the cache), "partly warm", "unused"; empty for a backend without one (eager,
+  // jit and cuda-graph compile in each process again) and in results stored before it was recorded.
+  std::string compile_cache;
   double wall_seconds = 0;            // the whole trial, as seen by the parent
   // Paired trials: every backend's part, spec.backend's first (the fields above describe spec.backend alone).
   std::vector<PairedPart> paired;
@@ -79,7 +83,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialResult, status, error_stage
     first_step_seconds, later_warmup_seconds, first_steps_seconds, compile_overhead_seconds, step_time_median,
     step_time_ci_low, step_time_ci_high, step_time_cv, steady_state_stop, step_times, samples_per_second,
     tokens_per_second, peak_memory_bytes, losses, score_loss, label_prior_loss, held_out_rows, held_out_loss,
-    held_out_accuracy, parameter_count, flops_per_step, warnings, compile_info, wall_seconds, compile_parts, paired)
+    held_out_accuracy, parameter_count, flops_per_step, warnings, compile_info, wall_seconds, compile_parts, paired,
+    compile_cache)
 
 // A classifier's trained model scored on its held-out rows (data/held_out.h), by the trial (trial/held_out_score.h)
 // or by the Python worker, which sends these sums.
