@@ -17,11 +17,12 @@ TEST(BackendRegistry, TheAcceptedLabelsAreTheStudyKeysLabels) {
   EXPECT_EQ(backend_labels(), (std::vector<std::string>{
                                   "eager", "jit", "cuda-graph", "hf-eager", "inductor", "inductor:dynamic",
                                   "inductor:max-autotune-no-cudagraphs", "inductor:max-autotune-no-cudagraphs:dynamic",
-                                  "inductor:reduce-overhead", "inductor:reduce-overhead:dynamic"}));
+                                  "inductor:reduce-overhead", "inductor:reduce-overhead:dynamic", "inductor:regional",
+                                  "inductor:regional:dynamic"}));
   EXPECT_EQ(tune::testing::error_of([] { check_backend_label("xla"); }),
             "backend 'xla': expected one of eager, jit, cuda-graph, hf-eager, inductor, inductor:dynamic, "
             "inductor:max-autotune-no-cudagraphs, inductor:max-autotune-no-cudagraphs:dynamic, "
-            "inductor:reduce-overhead, inductor:reduce-overhead:dynamic");
+            "inductor:reduce-overhead, inductor:reduce-overhead:dynamic, inductor:regional, inductor:regional:dynamic");
   EXPECT_EQ(backend_label_forms(), "eager, jit, inductor[:MODE][:dynamic], cuda-graph, hf-eager");
 }
 

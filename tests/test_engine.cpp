@@ -515,6 +515,34 @@ TEST_F(EngineFixture, AnOverheadWithNoColdCompileBehindItSaysSo) {
   EXPECT_EQ(compile_overhead_cell(row), "17.5 s (warm: no cold compile measured)");
 }
 
+// With compiled_ramp_from_native, a compiled backend's ramp starts at the largest power of two at most half eager's
+// pick (eager reaches 32, out of memory at 64): jit compiles 16, 32 and 64, none of 1 to 8, and picks what the full
+// ramp picks. Without it, jit starts at 1.
+TEST_F(EngineFixture, ACompiledRampStartsAtHalfTheNativePick) {
+  const auto jit_sizes = [&](bool from_native) {
+    Database db((dir / (from_native ? "from.db" : "full.db")).string());
+    settings.compiled_ramp_from_native = from_native;
+    SearchEngine engine(db, [](const TrialSpec& s, const std::string&) { return simulated_trial(s); }, settings, progress,
+                        ramp_then_confirm(settings));
+    request.backends = {"eager", "jit"};
+    const SearchSummary summary = engine.run(request, 3600);
+    std::set<int> sizes;
+    for (const auto& o : summary.backends)
+      if (o.backend == "jit")
+        for (const auto& t : db.trials(o.study_id)) sizes.insert(t.spec.batch_size);
+    return std::make_pair(sizes, summary.backends.back());
+  };
+  const auto [full, full_jit] = jit_sizes(false);
+  EXPECT_EQ(full, (std::set<int>{1, 2, 4, 8, 16, 32, 64}));
+  const auto [from_native, jit] = jit_sizes(true);
+  EXPECT_EQ(from_native, (std::set<int>{16, 32, 64}));
+  ASSERT_TRUE(jit.best && full_jit.best);
+  EXPECT_EQ(jit.best->batch_size, full_jit.best->batch_size);
+  EXPECT_NE(progress.str().find("[jit fp32] batch ramp started at 16, at most half eager's pick 32"), std::string::npos)
+      << progress.str();
+  EXPECT_NE(jit.ramp_stop.find("started at 16"), std::string::npos) << jit.ramp_stop;
+}
+
 // The confirmation compares the two configs the row shows, whichever search found them: here jit's best is an
 // earlier search's, and this one searched eager alone.
 TEST_F(EngineFixture, TheConfirmationComparesTheRowsConfigsFromEveryStudy) {

@@ -17,6 +17,7 @@
 #include "family_checks.h"
 #include "test_helpers.h"
 #include "store/database.h"
+#include "trial/backend_registry.h"
 #include "trial/python_trial.h"
 #include "trial/trial_process.h"
 #include "util/join.h"
@@ -50,8 +51,9 @@ std::string export_hf_weights(const TrialSpec& spec, const fs::path& dir) {
 
 // A learning-rate trial of `steps` steps on exported weights, without dropout: libtorch eager in process, the
 // Python backend isolated as the search runs it. Their loss curves must agree within `tolerance`.
+// `result`, when given, receives the Python backend's trial.
 void expect_losses_agree(const std::string& model, const std::string& backend, double tolerance, int steps,
-                         const std::string& schedule = "constant", int warmup_steps = 0) {
+                         const std::string& schedule = "constant", int warmup_steps = 0, TrialResult* result = nullptr) {
   const fs::path dir = temp_dir("agree");
   TrialSpec s = tiny_spec(model, "eager");
   s.model = tune::testing::without_dropout(model);
@@ -62,8 +64,9 @@ void expect_losses_agree(const std::string& model, const std::string& backend, d
   s.weights_dir = export_hf_weights(s, dir);
   const TrialResult eager = run_trial_in_process(s);
   ASSERT_EQ(eager.status, TrialStatus::ok) << eager.error_message;
-  s.step.backend = backend;
+  apply_backend_label(s.step, backend);
   const TrialResult python = run_trial_isolated(s, TUNE_EXECUTABLE, (dir / "trial").string());
+  if (result) *result = python;
   ASSERT_EQ(python.status, TrialStatus::ok) << python.error_stage << ": " << python.error_message << "\n"
                                             << file_text(dir / "trial" / "log.txt");
   ASSERT_EQ(python.losses.size(), eager.losses.size());
@@ -181,6 +184,18 @@ TEST(InductorTrial, LossesEqualEagerOnSameWeightsAndBatchesBertTiny) {
 
 TEST(InductorTrial, LossesEqualEagerOnSameWeightsAndBatchesGpt2Tiny) {
   expect_losses_agree("gpt2-tiny", "inductor", 2e-3, 6);
+}
+
+// inductor:regional compiles each transformer block on its own, once for all the layers of its class, the rest of
+// the module eager: it trains as eager does, and says what it compiled.
+TEST(InductorTrial, RegionalModeCompilesEachBlockOnceAndTrainsAsEagerDoes) {
+  TrialResult regional;
+  expect_losses_agree("bert-tiny", "inductor:regional", 2e-3, 6, "constant", 0, &regional);
+  EXPECT_NE(regional.compile_info.find("of each repeated block of BertForMaskedLM (bert.encoder.layer: 2 x BertLayer; "
+                                       "the rest eager)"),
+            std::string::npos)
+      << regional.compile_info;
+  EXPECT_NE(regional.compile_info.find("recompiles after the first step 0"), std::string::npos) << regional.compile_info;
 }
 
 // The scheduled rate (warm-up, cosine decay) reaches the Python worker's optimizer step by step, compiled or not.

@@ -48,7 +48,7 @@ const std::vector<std::string> kSettingsKeys = {
     "warmup_steps", "min_measure_steps", "max_measure_steps", "measure_time", "ci_halfwidth", "lr_train_steps",
     "lr_max_train_steps", "lr_transfer", "seed_check", "confirm_rounds", "confirm_budget_share", "lr_schedule",
     "lr_warmup_share", "held_out_share", "batch_tuner", "lr_tuner", "max_trials",
-    "ramp_budget_share", "screen_batch_size", "screen_keep_share", "screen_budget_share", "trial_timeout",
+    "ramp_budget_share", "compiled_ramp_from_native", "screen_batch_size", "screen_keep_share", "screen_budget_share", "trial_timeout",
     "memory_fraction", "objective", "target_loss", "target_samples", "target_batch", "target_learning_rate",
     "time_cap"};
 
@@ -161,6 +161,7 @@ SearchSettings load_search_settings(const std::string& file) {
   read_yaml_key(root, "lr_tuner", s.lr_tuner, file);
   read_yaml_key(root, "max_trials", s.max_trials, file);
   read_yaml_key(root, "ramp_budget_share", s.ramp_budget_share, file);
+  read_yaml_key(root, "compiled_ramp_from_native", s.compiled_ramp_from_native, file);
   read_yaml_key(root, "screen_batch_size", s.screen_batch_size, file);
   read_yaml_key(root, "screen_keep_share", s.screen_keep_share, file);
   read_yaml_key(root, "screen_budget_share", s.screen_budget_share, file);

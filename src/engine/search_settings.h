@@ -60,6 +60,9 @@ struct SearchSettings {
   int confirm_rounds = 0;
   double confirm_budget_share = 0.2;
   double ramp_budget_share = 0.6;    // of a backend's share of the budget; the rest is for learning rates
+  // A compiled backend's batch ramp starts at the largest power of two at most half native's pick of its precision
+  // (engine/batch_stage.cpp): each size is a cold compile. configs: true.
+  bool compiled_ramp_from_native = false;
   double trial_timeout_seconds = 900;
   double memory_fraction = 0.85;     // of the instance's memory a CPU trial may grow by
   std::string batch_tuner = "batch_ramp";  // stage 1 strategy (tuners/, see `tune tuners`)

@@ -30,7 +30,7 @@ const std::vector<BackendInfo>& registered_backends() {
      {"cpu", "cuda"}, BackendRoute::in_process, BackendRole::compiler, {}, false, true},
     {"inductor", "torch.compile (Inductor) of Hugging Face's module, in the Python worker",
      {"cpu", "cuda"}, BackendRoute::python_worker, BackendRole::compiler,
-     {"max-autotune-no-cudagraphs", "reduce-overhead"}, true, true, true},
+     {"max-autotune-no-cudagraphs", "reduce-overhead", "regional"}, true, true, true},
     {"cuda-graph", "the whole training step captured into a CUDA graph once, then replayed",
      {"cuda"}, BackendRoute::in_process, BackendRole::compiler, {}, false, true},
     {"hf-eager", "Hugging Face's module run eagerly in the Python worker: a reference row, not compiled",

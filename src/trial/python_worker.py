@@ -168,6 +168,40 @@ def load_batches(torch, path, module, device):
 
 # ---- the training step ----
 
+# The Inductor mode that compiles each repeated block (a transformer layer) on its own instead of the whole module:
+# torch compiles the block's code once and reuses it for every layer of that class (parameters are graph inputs,
+# torch >= 2.5 inlines built-in modules), so compile time grows with the kinds of block, not the number of layers, at
+# the cost of the fusions across block boundaries and the embeddings, head and loss left eager (accelerate's
+# compile_regions does the same). A label mode (inductor:regional), not a torch.compile mode: the blocks themselves
+# compile with mode "default".
+REGIONAL_MODE = "regional"
+
+
+def repeated_blocks(torch, module):
+    """The outermost ModuleLists of two or more blocks of one class: the model's layers (an encoder's and a decoder's
+    for T5), as (name, list), outermost first; none inside another one's blocks."""
+    found = []
+    for name, child in module.named_modules():
+        if any(name.startswith(outer + ".") for outer, _ in found):
+            continue
+        if isinstance(child, torch.nn.ModuleList) and len(child) > 1 and len({type(b) for b in child}) == 1:
+            found.append((name, child))
+    return found
+
+
+def compile_regions(torch, module, dynamic):
+    """Compiles each block of repeated_blocks in place; "bert.encoder.layer: 2 x BertLayer" for each list, or a
+    compile_error when the module has none (nothing to compile regionally)."""
+    lists = repeated_blocks(torch, module)
+    if not lists:
+        raise TrialFailure("compile_error", "compile", "inductor:regional: %s has no repeated blocks (a ModuleList of "
+                           "two or more layers of one class) to compile" % type(module).__name__)
+    for _, blocks in lists:
+        for block in blocks:
+            block.compile(mode="default", dynamic=dynamic)
+    return ["%s: %d x %s" % (name, len(blocks), type(blocks[0]).__name__) for name, blocks in lists]
+
+
 class TrainStep:
     """zero grads, forward (autocast for bf16/fp16) with HF's own loss, backward, AdamW; fp16 goes through a
     GradScaler. `inductor`: the module under torch.compile and, for stock AdamW, the optimizer step compiled
@@ -187,16 +221,23 @@ class TrainStep:
         self.scaler = torch.amp.GradScaler(self.device_type) if spec["precision"] == "fp16" else None
         self.forward, self.update = module, self.optimizer.step
         self.optimizer_compiled = False
+        self.regions = None  # inductor:regional: the repeated blocks compiled one by one (compile_regions)
         if compiles(spec):
             self.compile(module, spec, fused)
 
     def compile(self, module, spec, fused):
+        mode = spec.get("compile_mode", "default")
+        dynamic = bool(spec.get("dynamic_shapes", False))
         try:
-            self.forward = self.torch.compile(module, mode=spec.get("compile_mode", "default"),
-                                              dynamic=bool(spec.get("dynamic_shapes", False)))
+            if mode == REGIONAL_MODE:
+                self.regions = compile_regions(self.torch, module, dynamic)
+            else:
+                self.forward = self.torch.compile(module, mode=mode, dynamic=dynamic)
             if not fused and self.scaler is None:
                 self.update = self.torch.compile(self.optimizer.step)
                 self.optimizer_compiled = True
+        except TrialFailure:
+            raise
         except Exception as e:  # torch.compile checks its arguments (mode, backend) eagerly
             raise TrialFailure("compile_error", "compile", "%s: %s" % (type(e).__name__, e))
 
@@ -322,11 +363,13 @@ def compile_account(torch, transformers, spec, step, result, cache_state, frames
     breaks = sum(counters["graph_break"].values())
     result["warnings"] += ["graph break: %s (x%d)" % (reason.splitlines()[0], n) for reason, n in
                            counters["graph_break"].items()]
+    what = spec["model"]["hf_class"] if step.regions is None else "each repeated block of %s (%s; the rest eager)" % (
+        spec["model"]["hf_class"], "; ".join(step.regions))
     return ("torch.compile(mode=%s, dynamic=%s) of %s, optimizer step %s; %s; graphs %d, graph breaks %d, frames "
             "compiled %d, recompiles after the first step %d; dynamo trace %.2f s, AOT+Inductor codegen %.2f s, "
             "kernel compile %.2f s; Inductor cache %s (%s); compile threads %s" % (
-                spec.get("compile_mode", "default"), bool(spec.get("dynamic_shapes", False)),
-                spec["model"]["hf_class"], "compiled" if step.optimizer_compiled else "eager (" + spec["optimizer"] +
+                "default" if step.regions is not None else spec.get("compile_mode", "default"),
+                bool(spec.get("dynamic_shapes", False)), what, "compiled" if step.optimizer_compiled else "eager (" + spec["optimizer"] +
                 ("" if spec["precision"] != "fp16" else ", GradScaler") + ")", versions,
                 counters["stats"]["unique_graphs"], breaks, frames, recompiles, parts["dynamo_trace"],
                 parts["aot_inductor_codegen"], parts["kernel_compile"], cache_state, cache_use(counters),
