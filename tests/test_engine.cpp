@@ -368,10 +368,20 @@ namespace {
 // Eager and jit through the ramp and a four-round confirmation on a machine whose samples/s `speed` gives, each
 // the same per sample at every size up to `peak` and less beyond; the ramp's trials (repeat 0) of `slow` from
 // `slow_from` on (below `slow_below`) read `slow_share` of it, as a burst slows them. The store's one row.
+// `backends` (eager and a compiler) through the ramp and a four-round confirmation, each trial `simulate`d; the
+// store's rows.
+TestedModelsTable ramp_and_confirm(EngineFixture& f, Database& db, std::vector<std::string> backends,
+                                   const TrialExecutor& simulate) {
+  f.settings.confirm_rounds = 4;
+  SearchEngine engine(db, simulate, f.settings, f.progress, ramp_then_confirm(f.settings));
+  f.request.backends = std::move(backends);
+  engine.run(f.request, 3600);
+  return gather_tested_models(db, "t.db");
+}
+
 TestedModelsTable confirm_on(EngineFixture& f, Database& db, const std::string& slow, int slow_from, double slow_share,
                              double peak, int slow_below = 1 << 30) {
-  f.settings.confirm_rounds = 4;
-  SearchEngine engine(db, [=](const TrialSpec& s, const std::string&) {
+  return ramp_and_confirm(f, db, {"eager", "jit"}, [=](const TrialSpec& s, const std::string&) {
     TrialResult r = simulated_trial(s);
     const double b = s.batch_size, per_sample = s.step.backend == "jit" ? 110 : 100;
     r.samples_per_second = b <= peak ? per_sample * b : per_sample * peak * std::sqrt(peak / b);
@@ -379,10 +389,7 @@ TestedModelsTable confirm_on(EngineFixture& f, Database& db, const std::string& 
       r.samples_per_second *= slow_share;
     r.step_time_median = b / r.samples_per_second;
     return r;
-  }, f.settings, f.progress, ramp_then_confirm(f.settings));
-  f.request.backends = {"eager", "jit"};
-  engine.run(f.request, 3600);
-  return gather_tested_models(db, "t.db");
+  });
 }
 
 }  // namespace
@@ -458,9 +465,8 @@ namespace {
 // compiles cold (60 s overhead) and the later ones there warm (6 s), as a study's shared compile cache makes them,
 // unless `always_warm` (a cache shared across studies that already held every graph). Eager's overhead is 0.5 s.
 TestedModelsTable cold_then_warm(EngineFixture& f, Database& db, bool always_warm) {
-  f.settings.confirm_rounds = 4;
   auto compiled_at = std::make_shared<std::set<int>>();
-  SearchEngine engine(db, [=](const TrialSpec& s, const std::string&) {
+  return ramp_and_confirm(f, db, {"eager", "inductor"}, [=](const TrialSpec& s, const std::string&) {
     TrialResult r = simulated_trial(s);
     r.samples_per_second = (s.step.backend == "inductor" ? 15.0 : 10.0) * s.batch_size / (1.0 + 0.01 * s.batch_size);
     r.step_time_median = s.batch_size / r.samples_per_second;
@@ -471,10 +477,7 @@ TestedModelsTable cold_then_warm(EngineFixture& f, Database& db, bool always_war
       r.compile_overhead_seconds = cold ? 60 : 6;
     }
     return r;
-  }, f.settings, f.progress, ramp_then_confirm(f.settings));
-  f.request.backends = {"eager", "inductor"};
-  engine.run(f.request, 3600);
-  return gather_tested_models(db, "t.db");
+  });
 }
 
 }  // namespace

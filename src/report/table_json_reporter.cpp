@@ -124,9 +124,8 @@ nlohmann::json paired_same_batch_json(const TableRow& row) {
 nlohmann::json warm_json(const TableRow& row) {
   if (!row.warm_measured) return nullptr;
   const BackendResult* c = row.compiled_result();
-  const BackendInfo* info = c ? find_backend(c->backend) : nullptr;
   const Amortization& w = row.warm_amortization;
-  return {{"persistent_compile_cache", info && info->persistent_compile_cache},
+  return {{"persistent_compile_cache", c && keeps_compile_cache(c->backend)},
           {"net_compile_overhead_seconds", row.warm_compile_overhead_seconds}, {"worth_compiling", w.worth_compiling},
           {"break_even_steps", w.break_even_steps}, {"break_even_seconds", w.break_even_seconds},
           {"break_even_batch_size", w.batch_size}};

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <set>
 #include <tuple>
@@ -265,6 +266,16 @@ int same_batch_of_rounds(const BackendResult& n, const BackendResult& c) {
   return 0;
 }
 
+// The row's warm figures (TableRow::warm_amortization) from each side's warm overhead, where both were measured:
+// their net overhead, and the decisive comparison `amortize_with` it.
+void set_warm(TableRow& row, std::optional<double> native_warm, std::optional<double> compiled_warm,
+              const std::function<Amortization(double)>& amortize_with) {
+  if (!native_warm || !compiled_warm) return;
+  row.warm_measured = true;
+  row.warm_compile_overhead_seconds = net_compile_overhead(*compiled_warm, *native_warm, kJobExtraShapes);
+  row.warm_amortization = amortize_with(row.warm_compile_overhead_seconds);
+}
+
 // The confirmation's verdict and the decisive comparison's break-even with its range (tested_models_table.h).
 void confirm(TableRow& row, const BackendResult& native, const BackendResult& compiled) {
   const auto rounds = paired_rounds(native.repeats, compiled.repeats);
@@ -286,12 +297,8 @@ void confirm(TableRow& row, const BackendResult& native, const BackendResult& co
     return a;
   };
   row.confirmed_amortization = at(row.confirmed.ratio, overhead);
-  const auto warm_c = compiled.warm_overhead(cb), warm_n = native.warm_overhead(nb);
-  if (warm_c && warm_n) {
-    row.warm_measured = true;
-    row.warm_compile_overhead_seconds = net_compile_overhead(*warm_c, *warm_n, kJobExtraShapes);
-    row.warm_amortization = at(row.confirmed.ratio, row.warm_compile_overhead_seconds);
-  }
+  set_warm(row, native.warm_overhead(nb), compiled.warm_overhead(cb),
+           [&](double net_overhead) { return at(row.confirmed.ratio, net_overhead); });
   if (row.confirmed.verdict != PairedVerdict::faster) return;
   row.break_even_steps_low = at(row.confirmed.ci_high, overhead).break_even_steps;
   row.break_even_steps_high = at(row.confirmed.ci_low, overhead).break_even_steps;
@@ -371,12 +378,9 @@ void compare_at_equal_batch(TableRow& row) {
                                                       kJobExtraShapes);
   row.amortization = amortize(np.samples_per_second, cp.samples_per_second, *batch, row.compile_overhead_seconds);
   if (row.is_confirmed()) return;  // the warm figures are the confirmed comparison's (confirm)
-  const auto warm_c = c.warm_overhead(*batch), warm_n = n.warm_overhead(*batch);
-  if (!warm_c || !warm_n) return;
-  row.warm_measured = true;
-  row.warm_compile_overhead_seconds = net_compile_overhead(*warm_c, *warm_n, kJobExtraShapes);
-  row.warm_amortization = amortize(np.samples_per_second, cp.samples_per_second, *batch,
-                                   row.warm_compile_overhead_seconds);
+  set_warm(row, n.warm_overhead(*batch), c.warm_overhead(*batch), [&](double net_overhead) {
+    return amortize(np.samples_per_second, cp.samples_per_second, *batch, net_overhead);
+  });
 }
 
 // Groups of the row's trials more than kSittingGap apart, from their finish times.
@@ -630,8 +634,7 @@ std::optional<double> BackendResult::cold_overhead(int batch) const {
 }
 
 std::optional<double> BackendResult::warm_overhead(int batch) const {
-  const BackendInfo* info = find_backend(backend);
-  if (!info || !info->persistent_compile_cache) return cold_overhead(batch);
+  if (!keeps_compile_cache(backend)) return cold_overhead(batch);
   const auto it = warm_overhead_by_batch.find(batch);
   if (it == warm_overhead_by_batch.end()) return std::nullopt;
   return it->second;
@@ -639,8 +642,7 @@ std::optional<double> BackendResult::warm_overhead(int batch) const {
 
 bool TableRow::shows_warm() const {
   const BackendResult* c = compiled_result();
-  const BackendInfo* info = c ? find_backend(c->backend) : nullptr;
-  return warm_measured && info && info->persistent_compile_cache;
+  return warm_measured && c && keeps_compile_cache(c->backend);
 }
 
 bool TableRow::screened_out() const {

@@ -99,7 +99,7 @@ struct BackendResult {
   // model compiled before), each the median of the trials of its kind (TrialResult::compile_cache).
   std::map<int, double> cold_overhead_by_batch, warm_overhead_by_batch;
   // The overhead a job at `batch` pays cold (nothing where no cold trial ran there), and warm: the cold one for a
-  // backend without a persistent cache (BackendInfo::persistent_compile_cache), nothing where none warm ran there
+  // backend without a persistent cache (trial/backend_registry.h keeps_compile_cache), nothing where none warm ran there
   // (as in trials stored before they recorded their cache's use).
   std::optional<double> cold_overhead(int batch) const;
   std::optional<double> warm_overhead(int batch) const;

@@ -107,6 +107,11 @@ bool runs_in_python(const std::string& label) {
   return b && b->route == BackendRoute::python_worker;
 }
 
+bool keeps_compile_cache(const std::string& label) {
+  const BackendInfo* b = find_backend(label);
+  return b && b->persistent_compile_cache;
+}
+
 bool is_compiler(const std::string& label) {
   const BackendInfo* b = find_backend(label);
   return !b || b->role == BackendRole::compiler;

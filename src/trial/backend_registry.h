@@ -91,6 +91,10 @@ void apply_backend_label(StepSettings& step, const std::string& label);
 // Whether the label's backend runs in the Python worker (route python_worker) rather than in this process.
 bool runs_in_python(const std::string& label);
 
+// Whether the label's backend compiles through a cache that outlives the process (persistent_compile_cache); false
+// for an unregistered one.
+bool keeps_compile_cache(const std::string& label);
+
 // Whether the label's backend compiles the step (role compiler): the table's compiled column. An unregistered
 // label counts as a compiler, as any backend but the native one and the reference always has.
 bool is_compiler(const std::string& label);

@@ -16,7 +16,6 @@ import json
 import os
 import platform
 import shutil
-import sys
 
 MANIFEST = "tune-cache.json"
 LOCK = ".tune-cache.lock"
@@ -24,28 +23,28 @@ FORMAT = 1
 OWN_FILES = {MANIFEST, MANIFEST + ".tmp", LOCK}
 
 
-def cpu_model():
+def cpuinfo_field(name):
+    """The first CPU's `name` line of /proc/cpuinfo (its value), or None where there is none."""
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
+                if line.startswith(name):
                     return line.split(":", 1)[1].strip()
     except OSError:
         pass
-    return platform.processor() or "unknown CPU"
+    return None
+
+
+def cpu_model():
+    return cpuinfo_field("model name") or platform.processor() or "unknown CPU"
 
 
 def cpu_flags_digest():
     """A digest of the CPU's instruction-set flags: Inductor's CPU kernels are generated for the ISA they find."""
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("flags"):
-                    return hashlib.blake2b(" ".join(sorted(line.split(":", 1)[1].split())).encode(),
-                                           digest_size=8).hexdigest()
-    except OSError:
-        pass
-    return "none"
+    flags = cpuinfo_field("flags")
+    if flags is None:
+        return "none"
+    return hashlib.blake2b(" ".join(sorted(flags.split())).encode(), digest_size=8).hexdigest()
 
 
 def gpu_models():
@@ -179,14 +178,15 @@ def seal(folder, device, trial_dir):
     """Records every file of `folder` after a trial that ended ok (the creation keeps its first date and trial)."""
     with Locked(folder):
         old = read_manifest(folder) or {}
+        if "unreadable" in old:
+            old = {}  # a damaged manifest's dates say nothing: this trial makes the cache anew
         files = {}
         for path in cached_files(folder):
             full = os.path.join(folder, path)
             files[path] = {"size": os.path.getsize(full), "digest": digest(full)}
         now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
         manifest = {"format": FORMAT, "identity": identity(device),
-                    "created_at": old.get("created_at", now) if "unreadable" not in old else now,
-                    "made_by": old.get("made_by", trial_dir) if "unreadable" not in old else trial_dir,
+                    "created_at": old.get("created_at", now), "made_by": old.get("made_by", trial_dir),
                     "sealed_at": now, "files": files}
         tmp = os.path.join(folder, MANIFEST + ".tmp")
         with open(tmp, "w") as f:
