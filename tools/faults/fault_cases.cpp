@@ -12,6 +12,7 @@
 #include <random>
 #include <regex>
 
+#include "tools/faults/compile_cache_faults.h"
 #include "tools/faults/fault_harness.h"
 
 namespace tune::faults {
@@ -409,6 +410,7 @@ std::vector<FaultRow> run_fault_matrix(const MatrixContext& c, std::ostream& pro
   rows.push_back(corrupt_token_cache(c, ref, true, progress));
   rows.push_back(corrupt_trial_folders(c, ref, progress));
   rows.push_back(deleted_corpus(c, progress));
+  for (FaultRow& row : compile_cache_faults(c, progress)) rows.push_back(std::move(row));
   return rows;
 }
 

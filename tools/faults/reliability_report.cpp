@@ -70,6 +70,11 @@ void write_faults(std::ostream& out, const ReliabilityReport& report) {
       << "is a child that blocks every catchable signal, which tune's timeout (SIGKILL) ends. A child stuck inside the "
       << "kernel (D state, e.g. a read from a hung NFS server) was not made: SIGKILL takes effect only when the kernel "
       << "returns, and tune waits for it until then.\n\n"
+      << "The compile cache rows run `tune trial` with Inductor (bert-tiny, seq 32, batch 8, fp32) on a shared cache "
+      << "(TUNE_INDUCTOR_CACHE_DIR): one cold trial fills and seals it (its manifest tune-cache.json: torch, Python, "
+      << "machine, the size and digest of every file; src/trial/compile_cache.py), each row then damages a copy of it "
+      << "and runs the same trial there. \"Sealed anew\": after the rebuild the manifest carries this machine's identity "
+      << "again.\n\n"
       << "Paths under the matrix's scratch folder are written $WORK.\n\n";
 }
 
