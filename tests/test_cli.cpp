@@ -42,11 +42,24 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   EXPECT_NE(first.output.find("| bert-tiny"), std::string::npos) << first.output;
   EXPECT_NE(first.output.find(" (jit"), std::string::npos) << first.output;  // "32 (jit)", "32 (jit; ...)"
   EXPECT_NE(first.output.find("budget 10m 00s (--budget)"), std::string::npos) << first.output;
+  // It ends with the answer in a few lines, after the table, naming the file that keeps the full table.
+  const size_t answer = first.output.find("\n## Answer: bert-tiny on ");
+  ASSERT_NE(answer, std::string::npos) << first.output;
+  EXPECT_GT(answer, first.output.find("| bert-tiny"));
+  EXPECT_NE(first.output.find("\n- run: fp32, ", answer), std::string::npos) << first.output.substr(answer);
+  const std::regex report_line(R"(- the full table and notes: (\S+\.md))");
+  std::smatch report;
+  ASSERT_TRUE(std::regex_search(first.output.cbegin() + static_cast<long>(answer), first.output.cend(), report, report_line));
+  EXPECT_NE(read_file(report[1].str()).find("| bert-tiny"), std::string::npos) << report[1];
 
   // A rerun re-measures nothing the first run finished (under load the first run may have stopped on its
   // budget, so the rerun may add trials; it must still reuse every one already stored).
-  const CliRun again = tune_cli("--model bert-tiny --backends eager,jit --precisions fp32 --budget 10m --db " + db);
+  const CliRun again = tune_cli("--model bert-tiny --backends eager,jit --precisions fp32 --budget 10m --db " + db +
+                                " --emit hf --emit-dir " + (dir / "emit").string());
   ASSERT_EQ(again.exit_code, 0) << again.output;
+  const auto hf = nlohmann::json::parse(read_file(dir / "emit" / "tune-bert-tiny-training-args.json"));
+  EXPECT_GT(hf["per_device_train_batch_size"].get<int>(), 0) << hf.dump(1);
+  EXPECT_NE(again.output.find("for your script (hf): "), std::string::npos) << again.output;
   const auto first_counts = trial_counts(first.output), again_counts = trial_counts(again.output);
   ASSERT_EQ(first_counts.size(), 2u) << first.output;
   ASSERT_EQ(again_counts.size(), 2u) << again.output;

@@ -6,9 +6,11 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <iostream>
 #include <memory>
 
+#include "cli/answer_files.h"
 #include "cli/commands.h"
 #include "cli/options.h"
 #include "data/text_corpus.h"
@@ -16,6 +18,7 @@
 #include "engine/search_engine.h"
 #include "instance/torch_instance.h"
 #include "models/model_factory.h"
+#include "report/config_emitters.h"
 #include "report/search_reporters.h"
 #include "store/instance_peaks.h"
 #include "trial/backend_registry.h"
@@ -79,6 +82,7 @@ po::options_description tune_options() {
       ("target-loss", po::value<double>(), "time-to-loss target (default: the reference config's score)")
       ("json", po::bool_switch(), "print the result as JSON");
   desc.add(training_flags());
+  desc.add(emit_flags());
   return desc;
 }
 
@@ -170,12 +174,46 @@ void check_weights(const SearchRequest& request) {
   build_model_with_weights(request.model, request.seed, request.weights_dir, request.attention);
 }
 
-// The search's report (report/search_reporters.h): markdown, or JSON with --json.
+// The command that continues a search the budget cut: this one with twice the budget (every stored trial reused).
+std::string continue_command(int argc, char** argv, double budget) {
+  std::string command = "tune";
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--budget" && i + 1 < argc) ++i;
+    else if (arg.rfind("--budget=", 0) != 0) command += " " + (arg.find(' ') == std::string::npos ? arg : "'" + arg + "'");
+  }
+  return command + " --budget " + format_duration(2 * budget);
+}
+
+// The full markdown report beside the database (the terminal scrolls; the file stays), named in the answer.
+std::string write_report_file(const SearchRequest& request, const SearchReport& report) {
+  std::filesystem::create_directories(request.runs_dir);
+  std::string name = request.model.name + "-" + request.instance.name + "-seq" + std::to_string(request.seq_len) + ".md";
+  for (char& c : name)
+    if (c == '/' || c == ' ') c = '_';
+  const std::string path = request.runs_dir + "/" + name;
+  std::ofstream file(path);
+  make_search_reporter("md")->write(file, report);
+  if (!file) throw std::runtime_error("cannot write the search's report to '" + path + "'");
+  return path;
+}
+
+// The search's report (report/search_reporters.h): markdown, or JSON with --json; then the answer in a few lines
+// (report/answer.h), with --emit's files for the user's training script.
 void print_result(const po::variables_map& vm, const SearchRequest& request, const SearchSettings& settings,
-                  const SearchSummary& summary, const TestedModelsTable& table) {
+                  const SearchSummary& summary, const TestedModelsTable& table, const std::string& again) {
   const SearchReport report{request.model.name, request.instance.name, settings.batch_tuner, settings.lr_tuner,
                             summary, table, request.job};
-  make_search_reporter(vm["json"].as<bool>() ? "json" : "md")->write(std::cout, report);
+  const bool json = vm["json"].as<bool>();
+  make_search_reporter(json ? "json" : "md")->write(std::cout, report);
+  const std::optional<RunAnswer> answer = answer_from(table, answer_options(vm, request.job, settings.lr_warmup_share));
+  if (!answer) return;
+  std::vector<std::string> files = write_emitted_files(vm, *answer);
+  if (json) return;
+  files.insert(files.begin(), "the full table and notes: " + write_report_file(request, report));
+  if (files.size() == 1) files.push_back("for your script: the same command with --emit " +
+                                         join(reporter_formats(config_emitters()), ",") + " (or `tune export --emit`)");
+  write_answer(std::cout, *answer, files, again);
 }
 
 // The studies of the rows this search answers: its own, and every other backend's study of the same model,
@@ -292,6 +330,8 @@ int run_tune(int argc, char** argv) {
   po::options_description desc = tune_options();
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc, vm, "tune --model NAME [options]")) return 0;
+  emit_formats(vm);  // an unknown --emit format or a bad --devices/--max-memory is refused before the search
+  answer_options(vm, JobLength{}, 0);
   SearchRequest request = request_from(vm);
   const SearchSettings settings = settings_for_device(
       with_tuner_flags(vm, load_search_settings(vm["settings"].as<std::string>())), request.instance.device);
@@ -318,7 +358,8 @@ int run_tune(int argc, char** argv) {
                       settings, std::cerr);
   catch_stop_signals();  // from here Ctrl-C or SIGTERM ends the search gracefully: the best so far, then exit
   const SearchSummary summary = engine.run(request, budget);
-  print_result(vm, request, settings, summary, gather_tested_models(db, db_path, row_studies(db, request)));
+  print_result(vm, request, settings, summary, gather_tested_models(db, db_path, row_studies(db, request)),
+               continue_command(argc, argv, budget));
   if (stop_signal() != 0) {
     std::cerr << "tune: stopped by " << stop_signal_name() << ": the best configs above are the best so far; the "
               << "trial in flight was discarded (not stored); every finished trial is stored, and the same command "

@@ -10,10 +10,15 @@
 #include "store/trial_lock.h"
 #include "trial/backend_registry.h"
 #include "util/duration.h"
+#include "util/progress_ticker.h"
 #include "util/table_format.h"
 
 namespace tune {
 namespace {
+
+// A trial running longer than this prints a progress line, then one more each time it passes again: Inductor's cold
+// compiles of a base-size model run minutes on a 2-core CPU.
+constexpr double kProgressSeconds = 10;
 
 std::string describe_result(const TrialResult& r) {
   if (!r.ok()) return to_string(r.status) + " (" + r.error_stage + ": " + r.error_message.substr(0, 160) + ")";
@@ -73,20 +78,44 @@ TrialResult StudyTrials::run(const Candidate& candidate) {
   // A trial that started the shape's cache and did not end ok (a timeout, a crash) leaves it half written: removed,
   // so the next trial there compiles cold, and the cold compile the row reports is a whole one.
   const bool starts_cache = !std::filesystem::exists(spec.compile_cache_dir);
-  search_.progress << head(spec) << " ... " << std::flush;
+  const double expected = predictor_.predict(spec);
+  search_.progress << head(spec) << (expected > 0 ? " (~" + format_duration(expected) + " expected)" : "") << " ... "
+                   << std::flush;
   const TrialLock lock(search_.db.path(), outcome_.study_id, spec.config_key(), search_.progress);
   if (lock.waited())  // the other process's result, when it finished the trial (a killed one did not)
     if (const auto finished = stored(candidate)) return *finished;
   check_inputs_unchanged();
   const std::string dir = study_dir() + "/" + spec.config_key();
-  const TrialResult result = search_.executor(spec, dir);
+  bool ticked = false;
+  const TrialResult result = execute(spec, dir, expected, ticked);
   if (starts_cache && !result.ok()) std::filesystem::remove_all(spec.compile_cache_dir);
   search_.db.record_trial(outcome_.study_id, spec, result, dir);
   ++outcome_.trials_run;
   predictor_.observe_run(spec, result);
   note(spec, result);
-  print_finished(spec, result);
+  print_finished(spec, result, ticked);
   return result;
+}
+
+TrialResult StudyTrials::execute(const TrialSpec& spec, const std::string& dir, double expected, bool& ticked) const {
+  ProgressTicker ticker(search_.progress, kProgressSeconds,
+                        [this, expected](double running) { return running_line(running, expected); });
+  const TrialResult result = search_.executor(spec, dir);
+  ticked = ticker.stop() > 0;
+  return result;
+}
+
+std::string StudyTrials::running_line(double running, double expected) const {
+  const std::string against =
+      expected <= 0        ? ""
+      : running <= expected ? " of ~" + format_duration(expected) + " expected"
+                            : ", past the ~" + format_duration(expected) + " expected";
+  const double left = std::max(0.0, search_.budget - search_.elapsed());
+  const int done = outcome_.trials_run;
+  return "  " + label() + " still running: " + format_duration(running) + against + "; done: " +
+         std::to_string(done) + (done == 1 ? " trial" : " trials") + " (and " + std::to_string(outcome_.trials_reused) +
+         " reused); the search: " + format_duration(search_.elapsed()) + " of " + format_duration(search_.budget) +
+         ", " + format_duration(left) + " left";
 }
 
 std::optional<std::string> StudyTrials::refuses(const Candidate& candidate) {
@@ -199,7 +228,7 @@ void StudyTrials::note(const TrialSpec& spec, const TrialResult& result) {
 
 // The rest of the trial's progress line: its warnings and compile figures on lines of their own first, then its
 // result on a line that starts "  -> ", so no message lands inside another.
-void StudyTrials::print_finished(const TrialSpec& spec, const TrialResult& result) const {
+void StudyTrials::print_finished(const TrialSpec& spec, const TrialResult& result, bool ticked) const {
   std::ostream& progress = search_.progress;
   for (const auto& warning : result.warnings) progress << "\ntune: warning in the step: " << warning;
   const bool compiled = result.ok() && spec.step.backend != kNativeBackend && spec.purpose == TrialPurpose::throughput;
@@ -207,7 +236,7 @@ void StudyTrials::print_finished(const TrialSpec& spec, const TrialResult& resul
     progress << "\ntune: compiled training step (backend=" << spec.step.backend << ") in "
              << strf("%.2f s", result.compile_seconds) << ": " << result.compile_info << "\n"
              << describe_overhead(spec, result);
-  if (compiled || !result.warnings.empty()) progress << "\n  -> ";
+  if (compiled || ticked || !result.warnings.empty()) progress << "\n  -> ";
   progress << describe_result(result) << " [" << format_duration(result.wall_seconds) << "; elapsed "
            << format_duration(search_.elapsed()) << " of " << format_duration(search_.budget) << "]\n"
            << std::flush;

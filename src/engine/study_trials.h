@@ -58,8 +58,15 @@ class StudyTrials : public TrialSource, public Budget {
   // The study's compile cache for the shape of `batch_size` (the Inductor caches a trial there shares).
   std::string compile_cache_dir(int batch_size) const;
   void note(const TrialSpec& spec, const TrialResult& result);
-  void print_finished(const TrialSpec& spec, const TrialResult& result) const;
+  // `ticked`: progress lines were written since the trial's head line, so the result starts a line of its own.
+  void print_finished(const TrialSpec& spec, const TrialResult& result, bool ticked) const;
   std::string head(const TrialSpec& spec) const;
+  // The line a long trial's progress ticker writes: how long it runs against the predictor's expectation, what this
+  // backend finished, and the search's clock against its budget.
+  std::string running_line(double running_seconds, double expected_seconds) const;
+  // Runs the trial through the search's executor with a progress line every kProgressSeconds; says whether any was
+  // written.
+  TrialResult execute(const TrialSpec& spec, const std::string& dir, double expected_seconds, bool& ticked) const;
 
   SearchRun& search_;
   BackendOutcome& outcome_;

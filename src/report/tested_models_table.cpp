@@ -38,7 +38,7 @@ LearningRatePoint rate_point(double rate, const std::vector<const StoredTrial*>&
   const StoredTrial* latest = nullptr;
   for (const StoredTrial* t : trials)
     if (t->spec.train_steps == steps) latest = t;
-  LearningRatePoint point{rate, TrialStatus::ok, 0, 0, {}, steps};
+  LearningRatePoint point{rate, TrialStatus::ok, 0, 0, {}, steps, latest->spec.lr_schedule, latest->spec.lr_warmup_steps};
   std::map<uint64_t, double> start_losses, prior_losses, accuracies;
   for (const StoredTrial* t : trials) {
     if (t->spec.train_steps != steps || t->spec.lr_schedule != latest->spec.lr_schedule ||

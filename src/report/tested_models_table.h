@@ -57,6 +57,8 @@ struct LearningRatePoint {
   int seeds = 1;          // trials of this rate at its longest length, one per seed (the second-seed check)
   std::map<uint64_t, double> seed_scores;  // each seed's score: rates compare on the seeds both ran
   int train_steps = 0;    // the length of the trials that speak for it: the horizon it was ranked at
+  std::string lr_schedule = "constant";  // ...their schedule (trial/lr_schedule.h) and warm-up steps
+  int lr_warmup_steps = 0;
   double start_loss = 0;  // their first step's loss (before any update: the untrained model's), mean over seeds
   double label_prior_loss = 0;  // a classifier's: predicting the labels' frequencies (trial_result.h), mean over seeds
   int64_t held_out_rows = 0;      // a classifier's rows scored (data/held_out.h); 0: scored on the training loss
