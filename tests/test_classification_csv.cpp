@@ -50,6 +50,15 @@ TEST(ClassificationCsv, IntegerLabelsSortNumerically) {
   EXPECT_EQ(d.labels, (std::vector<int>{1, 0, 0}));
 }
 
+// Integers past a long long (the fuzzer's 64-digit label threw out of the sort), negatives and zeros, by value.
+TEST(ClassificationCsv, IntegerLabelsOfAnyLengthSortByValue) {
+  const auto dir = temp_dir("csv");
+  const std::string huge = "22222222000000000000000000000000000000000000000178366598907847501";
+  const auto d = read_classification_csv(
+      write_file(dir / "d.csv", "text,label\na," + huge + "\nb,-30\nc,-4\nd,007\ne,0\nf,-0\ng,99999999999999999999\n"));
+  EXPECT_EQ(d.label_names, (std::vector<std::string>{"-30", "-4", "-0", "0", "007", "99999999999999999999", huge}));
+}
+
 TEST(ClassificationCsv, ReadsFineFoodReviews) {
   const auto d = read_classification_csv(std::string(TUNE_SOURCE_DIR) + "/../shared/data/classification/fine_foods_train.csv");
   EXPECT_EQ(d.texts.size(), 4000u);

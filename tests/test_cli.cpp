@@ -322,3 +322,25 @@ TEST(Cli, InstanceMeasuresStoresAndShowsTheMatmulPeak) {
   EXPECT_EQ(bad.exit_code, 2) << bad.output;
   EXPECT_NE(bad.output.find("'fp8'"), std::string::npos) << bad.output;
 }
+
+// A search the budget cut says so in its answer, with the command that continues it; that command runs and reuses
+// every throughput trial of the cut ramp (its rate trials answer only the batch they ran at).
+TEST(Cli, ACutSearchsAnswerSaysHowToContinueIt) {
+  const auto dir = temp_dir("cli-cut");
+  const std::string db = (dir / "t.db").string();
+  const CliRun cut = tune_cli("--model bert-tiny --backends eager --precisions fp32 --budget 2s --db " + db);
+  ASSERT_EQ(cut.exit_code, 0) << cut.output;
+  const std::regex line("- cut: the budget ended part of this search .*; `tune (.*--budget 4s)` continues it");
+  std::smatch found;
+  ASSERT_TRUE(std::regex_search(cut.output, found, line)) << cut.output;
+  const CliRun resumed = tune_cli(found[1].str());
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  const auto count = [](const std::string& text, const std::string& pattern) {
+    const std::regex re(pattern);
+    return std::distance(std::sregex_iterator(text.begin(), text.end(), re), std::sregex_iterator());
+  };
+  const auto ramp = count(cut.output, R"(\] throughput batch \d+, lr [0-9.e+-]+ (\(~[^)]*\) )?\.\.\. ok)");
+  ASSERT_GE(ramp, 1) << cut.output;
+  EXPECT_EQ(count(resumed.output, R"(\] throughput batch \d+, lr [0-9.e+-]+: reused from the store)"), ramp)
+      << resumed.output;
+}

@@ -364,6 +364,21 @@ TEST(TokenizerJson, SparseIdsAreAUserErrorNotAHugeAllocation) {
   EXPECT_NE(error.find("token ids run to 444442222222 for 5 tokens"), std::string::npos) << error;
 }
 
+// Another (2026-12-06, scripts/sanitize): an added token with id -5 indexed below the listing (UBSan). A negative id
+// is a user error naming the file and the token, in added_tokens and in the model's vocab alike.
+TEST(TokenizerJson, NegativeIdsAreAUserError) {
+  const fs::path dir = testing::temp_dir("tokjson-negative");
+  testing::write_file(dir / "tokenizer.json", R"({"added_tokens": [{"id": -5, "content": "<pad>", "special": true}],
+      "model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "[MASK]": 3}}})");
+  const std::string error = testing::error_of([&] { token_layout_from_files("bert", dir.string()); });
+  EXPECT_NE(error.find("tokenizer file '" + (dir / "tokenizer.json").string() + "'"), std::string::npos) << error;
+  EXPECT_NE(error.find("added token \"<pad>\" has id -5 (expected ids 0 and up)"), std::string::npos) << error;
+  testing::write_file(dir / "tokenizer.json", R"({"model": {"type": "WordPiece",
+      "vocab": {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "[MASK]": -3}}})");
+  const std::string vocab_error = testing::error_of([&] { token_layout_from_files("bert", dir.string()); });
+  EXPECT_NE(vocab_error.find("-3"), std::string::npos) << vocab_error;
+}
+
 TEST(BpeTokenizer, InvalidUtf8IsAUserError) {
   const fs::path gpt2 = kShared / "tokenizers" / "gpt2";
   const BpeTokenizer bpe((gpt2 / "vocab.json").string(), (gpt2 / "merges.txt").string(), {});

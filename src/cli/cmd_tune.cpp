@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
@@ -182,7 +183,11 @@ std::string continue_command(int argc, char** argv, double budget) {
     if (arg == "--budget" && i + 1 < argc) ++i;
     else if (arg.rfind("--budget=", 0) != 0) command += " " + (arg.find(' ') == std::string::npos ? arg : "'" + arg + "'");
   }
-  return command + " --budget " + format_duration(2 * budget);
+  const double doubled = std::ceil(2 * budget);
+  const long long whole_minutes = std::llround(doubled / 60);
+  return command + " --budget " +
+         (std::fabs(doubled - 60.0 * whole_minutes) < 0.5 ? std::to_string(whole_minutes) + "m"
+                                                          : std::to_string(std::llround(doubled)) + "s");
 }
 
 // The full markdown report beside the database (the terminal scrolls; the file stays), named in the answer.

@@ -46,13 +46,30 @@ bool is_integer(const std::string& s) {
   return start < s.size() && std::all_of(s.begin() + start, s.end(), [](unsigned char c) { return std::isdigit(c); });
 }
 
+// An integer label's value as text: its sign and its digits without leading zeros ("-0" is zero, not negative).
+std::pair<bool, std::string> integer_value(const std::string& s) {
+  const size_t first = s.find_first_not_of('0', (s[0] == '-' || s[0] == '+') ? 1 : 0);
+  const std::string digits = first == std::string::npos ? "" : s.substr(first);
+  return {s[0] == '-' && !digits.empty(), digits};
+}
+
+// Integer labels by value at any length (a label need not fit a long long: the fuzzer's did not); labels of one
+// value written apart ("7", "07", "+7") in text order.
+bool integer_less(const std::string& a, const std::string& b) {
+  const auto [a_negative, a_digits] = integer_value(a);
+  const auto [b_negative, b_digits] = integer_value(b);
+  if (a_negative != b_negative) return a_negative;
+  if (a_digits == b_digits) return a < b;
+  const bool a_smaller = a_digits.size() != b_digits.size() ? a_digits.size() < b_digits.size() : a_digits < b_digits;
+  return a_negative ? !a_smaller : a_smaller;  // a larger magnitude is the smaller negative
+}
+
 // Distinct labels in sorted order: numeric order when every label is an integer ("2" before "10").
 std::vector<std::string> sorted_labels(const std::vector<std::string>& raw) {
   std::vector<std::string> names(raw.begin(), raw.end());
   std::sort(names.begin(), names.end());
   names.erase(std::unique(names.begin(), names.end()), names.end());
-  if (std::all_of(names.begin(), names.end(), is_integer))
-    std::sort(names.begin(), names.end(), [](const auto& a, const auto& b) { return std::stoll(a) < std::stoll(b); });
+  if (std::all_of(names.begin(), names.end(), is_integer)) std::sort(names.begin(), names.end(), integer_less);
   return names;
 }
 

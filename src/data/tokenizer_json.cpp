@@ -40,6 +40,9 @@ std::vector<AddedToken> read_added_tokens(const nlohmann::json& root, const std:
         !t["content"].is_string())
       throw std::invalid_argument("tokenizer file '" + path + "': an added token is not {\"id\": N, \"content\": S}: " +
                                   t.dump());
+    if (t["id"].get<int64_t>() < 0)
+      throw std::invalid_argument("tokenizer file '" + path + "': added token " + t["content"].dump() + " has id " +
+                                  t["id"].dump() + " (expected ids 0 and up)");
     added.push_back({t["id"].get<int64_t>(), t["content"].get<std::string>(), t.value("special", false)});
   }
   return added;

@@ -49,7 +49,12 @@ Vocabulary read_vocab_json(const std::string& path) {
 
 std::vector<std::string> tokens_by_id(const Vocabulary& vocab, const std::string& where) {
   int64_t end = 0;
-  for (const auto& entry : vocab) end = std::max(end, entry.second + 1);
+  for (const auto& [token, id] : vocab) {
+    if (id < 0)  // an index below the table: the fuzzer's added token had id -5
+      throw std::invalid_argument(where + ": token '" + token + "' has id " + std::to_string(id) +
+                                  " (expected ids 0 and up)");
+    end = std::max(end, id + 1);
+  }
   const int64_t most = 2 * static_cast<int64_t>(vocab.size()) + 1024;
   if (end > most)
     throw std::invalid_argument(where + ": token ids run to " + std::to_string(end - 1) + " for " +

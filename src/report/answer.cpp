@@ -202,7 +202,8 @@ void write_answer(std::ostream& out, const RunAnswer& a, const std::vector<std::
   for (const auto& other : a.others) out << "- other precision: " << other << "\n";
   if (a.budget_cut)
     out << "- cut: the budget ended part of this search (the table's budget cells say where); `" << continue_command
-        << "` continues it, reusing every stored trial\n";
+        << "` continues it, reusing the stored trials that still answer it (the batch ramp's; rate trials where "
+           "the batch stays)\n";
   for (const auto& file : files) out << "- " << file << "\n";
 }
 

@@ -162,8 +162,8 @@ class AccelerateEmitter : public Reporter<RunAnswer> {
     write_comment_head(out, a);
     const std::string distributed = a.devices == 1 ? "'NO'" : a.device == "cuda" ? "MULTI_GPU" : "MULTI_CPU";
     out << "# Your script's own settings (accelerate's config has no key for them): DataLoader batch_size="
-        << a.per_device_batch << " per device; AdamW lr=" << strf("%.6g", a.job_learning_rate) << " with "
-        << describe_rate_job(a) << " (betas 0.9/0.999, eps 1e-8, no gradient clipping); "
+        << a.per_device_batch << " per device; AdamW lr=" << strf("%.6g", a.job_learning_rate)
+        << " (betas 0.9/0.999, eps 1e-8, no gradient clipping), the rate found for: " << describe_rate_job(a) << "; "
         << "Accelerator(gradient_accumulation_steps=" << a.gradient_accumulation << ")\n"
         << "compute_environment: LOCAL_MACHINE\ndistributed_type: " << distributed << "\nnum_machines: 1\n"
         << "machine_rank: 0\nnum_processes: " << a.devices << "\nmixed_precision: "
