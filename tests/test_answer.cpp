@@ -97,6 +97,11 @@ TEST(Answer, AJobShorterThanTheBreakEvenStaysEager) {
   ASSERT_TRUE(long_job);
   EXPECT_TRUE(long_job->compile);
   EXPECT_EQ(long_job->backend, row.compiled_result()->backend);
+  // --job-hours: steps at the compiled config's speed.
+  const BestConfig& compiled = row.compiled_result()->best;
+  const double hours_per_step = compiled.batch_size / compiled.samples_per_second / 3600;
+  EXPECT_FALSE(answer_from(table, AnswerOptions{JobLength{0, break_even / 4 * hours_per_step}, kWarmupShare})->compile);
+  EXPECT_TRUE(answer_from(table, AnswerOptions{JobLength{0, break_even * 4 * hours_per_step}, kWarmupShare})->compile);
 }
 
 // A value the search did not really find travels with the answer: gpt2's best vs best is uneven (inductor's ramp

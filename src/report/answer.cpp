@@ -37,7 +37,8 @@ std::pair<bool, std::string> compile_decision(const TableRow& row, const JobLeng
   const BackendResult* compiled = row.compiled_result();
   if (!compiled) return {false, "no compiled backend was searched for this precision"};
   if (!row.is_confirmed())
-    return {false, "not shown: " + compiled->backend + "'s speed-up is unconfirmed (fewer than two paired rounds ran)"};
+    return {false, "not shown to pay: " + compiled->backend + "'s speed-up is unconfirmed (fewer than two paired "
+                   "rounds ran)"};
   if (row.confirmed.verdict == PairedVerdict::slower) return {false, "slower: " + paired_words(row)};
   if (row.confirmed.verdict != PairedVerdict::faster)
     return {false, "no difference within the noise: " + paired_words(row)};
@@ -46,9 +47,13 @@ std::pair<bool, std::string> compile_decision(const TableRow& row, const JobLeng
                           a.batch_size, format_duration(a.break_even_seconds).c_str());
   if (row.shows_warm() && row.warm_amortization.worth_compiling)
     pays += strf(", %.0f steps with a warm compile cache", row.warm_amortization.break_even_steps);
-  if (job.steps > 0 && job.steps * compiled->best.batch_size <= a.break_even_steps * a.batch_size)
-    return {false, strf("your %.0f-step job is shorter than the break-even: ", job.steps) + paired_words(row) + "; " + pays};
-  return {true, paired_words(row) + "; " + pays + (job.steps > 0 ? "" : "; for a shorter job stay eager")};
+  // --job-hours counts steps at the compiled config's speed, as the table's recommendation does.
+  const double steps = job.steps > 0 ? job.steps
+                       : job.hours > 0 ? job.hours * 3600 * compiled->best.samples_per_second / compiled->best.batch_size
+                                       : 0;
+  if (steps > 0 && steps * compiled->best.batch_size <= a.break_even_steps * a.batch_size)
+    return {false, strf("your %.0f-step job is shorter than the break-even: ", steps) + paired_words(row) + "; " + pays};
+  return {true, paired_words(row) + "; " + pays + (steps > 0 ? "" : "; for a shorter job stay eager")};
 }
 
 std::vector<std::string> marks_of(const TableRow& row, const BackendResult& r) {
