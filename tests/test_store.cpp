@@ -709,3 +709,12 @@ TEST(TrialLock, ASecondHolderOfTheSameTrialWaitsForTheFirst) {
   EXPECT_TRUE(second_waited);
   EXPECT_NE(second_progress.str().find("waiting for it"), std::string::npos) << second_progress.str();
 }
+
+// A study's step options read back by name from the key step_options_key writes.
+TEST(Store, AStepOptionReadsBackFromItsKey) {
+  const std::string key = tune::step_options_key("sdpa", "fused");
+  EXPECT_EQ(tune::step_option(key, "optimizer"), "fused");
+  EXPECT_EQ(tune::step_option(key, "attention"), "sdpa");
+  EXPECT_EQ(tune::step_option(key, "precision"), "");
+  EXPECT_EQ(tune::step_option(tune::kDefaultStepOptions, "optimizer"), "adamw");
+}

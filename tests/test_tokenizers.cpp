@@ -355,27 +355,31 @@ TEST(TokenizerJson, PartsTuneDoesNotImplementAreNamed) {
 
 // A fuzzer's find (CI, 2026-12-04): one id of 444442222222 asked for a listing of that many tokens and ASan
 // aborted on the allocation. Ids far past the number of tokens are a user error naming the file.
-TEST(TokenizerJson, SparseIdsAreAUserErrorNotAHugeAllocation) {
-  const fs::path dir = testing::temp_dir("tokjson-sparse");
-  testing::write_file(dir / "tokenizer.json", R"({"added_tokens": [{"id": 444442222222, "content": "<x>", "special": true}],
-      "model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "[MASK]": 3}}})");
+// The error of reading a BERT layout from a folder whose tokenizer.json is `json`; it must name that file.
+std::string tokenizer_json_error(const std::string& folder, const std::string& json) {
+  const fs::path dir = testing::temp_dir(folder);
+  testing::write_file(dir / "tokenizer.json", json);
   const std::string error = testing::error_of([&] { token_layout_from_files("bert", dir.string()); });
   EXPECT_NE(error.find("tokenizer file '" + (dir / "tokenizer.json").string() + "'"), std::string::npos) << error;
+  return error;
+}
+
+TEST(TokenizerJson, SparseIdsAreAUserErrorNotAHugeAllocation) {
+  const std::string error = tokenizer_json_error("tokjson-sparse",
+      R"({"added_tokens": [{"id": 444442222222, "content": "<x>", "special": true}],
+      "model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "[MASK]": 3}}})");
   EXPECT_NE(error.find("token ids run to 444442222222 for 5 tokens"), std::string::npos) << error;
 }
 
 // Another (2026-12-06, scripts/sanitize): an added token with id -5 indexed below the listing (UBSan). A negative id
 // is a user error naming the file and the token, in added_tokens and in the model's vocab alike.
 TEST(TokenizerJson, NegativeIdsAreAUserError) {
-  const fs::path dir = testing::temp_dir("tokjson-negative");
-  testing::write_file(dir / "tokenizer.json", R"({"added_tokens": [{"id": -5, "content": "<pad>", "special": true}],
+  const std::string error = tokenizer_json_error("tokjson-negative",
+      R"({"added_tokens": [{"id": -5, "content": "<pad>", "special": true}],
       "model": {"type": "WordPiece", "vocab": {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "[MASK]": 3}}})");
-  const std::string error = testing::error_of([&] { token_layout_from_files("bert", dir.string()); });
-  EXPECT_NE(error.find("tokenizer file '" + (dir / "tokenizer.json").string() + "'"), std::string::npos) << error;
   EXPECT_NE(error.find("added token \"<pad>\" has id -5 (expected ids 0 and up)"), std::string::npos) << error;
-  testing::write_file(dir / "tokenizer.json", R"({"model": {"type": "WordPiece",
+  const std::string vocab_error = tokenizer_json_error("tokjson-negative-vocab", R"({"model": {"type": "WordPiece",
       "vocab": {"[UNK]": 0, "[CLS]": 1, "[SEP]": 2, "[MASK]": -3}}})");
-  const std::string vocab_error = testing::error_of([&] { token_layout_from_files("bert", dir.string()); });
   EXPECT_NE(vocab_error.find("-3"), std::string::npos) << vocab_error;
 }
 

@@ -38,9 +38,10 @@ std::vector<std::string> write_emitted_files(const po::variables_map& vm, const 
   namespace fs = std::filesystem;
   std::vector<std::string> written;
   const fs::path dir = vm["emit-dir"].as<std::string>();
-  for (const std::string& format : emit_formats(vm)) {
-    std::error_code error;
-    fs::create_directories(dir, error);
+  const std::vector<std::string> formats = emit_formats(vm);
+  std::error_code error;  // a folder that cannot be made is reported by the write below, naming the file
+  if (!formats.empty()) fs::create_directories(dir, error);
+  for (const std::string& format : formats) {
     const fs::path path = dir / emitted_file_name(format, answer.model);
     std::ofstream file(path);
     if (!file) throw std::invalid_argument("--emit-dir '" + dir.string() + "': cannot write " + path.string());

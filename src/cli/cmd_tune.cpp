@@ -175,7 +175,7 @@ void check_weights(const SearchRequest& request) {
   build_model_with_weights(request.model, request.seed, request.weights_dir, request.attention);
 }
 
-// The command that continues a search the budget cut: this one with twice the budget (every stored trial reused).
+// The command that continues a search the budget cut: this one with twice the budget.
 std::string continue_command(int argc, char** argv, double budget) {
   std::string command = "tune";
   for (int i = 1; i < argc; ++i) {
@@ -193,10 +193,9 @@ std::string continue_command(int argc, char** argv, double budget) {
 // The full markdown report beside the database (the terminal scrolls; the file stays), named in the answer.
 std::string write_report_file(const SearchRequest& request, const SearchReport& report) {
   std::filesystem::create_directories(request.runs_dir);
-  std::string name = request.model.name + "-" + request.instance.name + "-seq" + std::to_string(request.seq_len) + ".md";
-  for (char& c : name)
-    if (c == '/' || c == ' ') c = '_';
-  const std::string path = request.runs_dir + "/" + name;
+  const std::string path = request.runs_dir + "/" +
+                           file_name_part(request.model.name + "-" + request.instance.name + "-seq" +
+                                          std::to_string(request.seq_len) + ".md");
   std::ofstream file(path);
   make_search_reporter("md")->write(file, report);
   if (!file) throw std::runtime_error("cannot write the search's report to '" + path + "'");
@@ -216,7 +215,7 @@ void print_result(const po::variables_map& vm, const SearchRequest& request, con
   std::vector<std::string> files = write_emitted_files(vm, *answer);
   if (json) return;
   files.insert(files.begin(), "the full table and notes: " + write_report_file(request, report));
-  if (files.size() == 1) files.push_back("for your script: the same command with --emit " +
+  if (emit_formats(vm).empty()) files.push_back("for your script: the same command with --emit " +
                                          join(reporter_formats(config_emitters()), ",") + " (or `tune export --emit`)");
   write_answer(std::cout, *answer, files, again);
 }

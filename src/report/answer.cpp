@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "instance/instance.h"
-#include "report/table_cells.h"
+#include "store/database.h"
 #include "tuners/batch_scaling.h"
 #include "util/duration.h"
 #include "util/join.h"
@@ -13,13 +13,6 @@
 
 namespace tune {
 namespace {
-
-std::string optimizer_of(const std::string& step_options) {
-  const size_t at = step_options.find("optimizer=");
-  if (at == std::string::npos) return "adamw";
-  const std::string rest = step_options.substr(at + 10);
-  return rest.substr(0, rest.find(','));
-}
 
 double config_speed(const BackendResult& r) {
   const auto rounds = r.rounds_speed();
@@ -67,10 +60,9 @@ std::vector<std::string> marks_of(const TableRow& row, const BackendResult& r) {
   if (r.best.batch_capped_by_range())
     marks.push_back(strf("batch %d is the range's largest and was the fastest: a larger one may be faster",
                          r.best.batch_size));
-  const std::string limit = batch_limit_note(r);
-  if (limit == "budget" || limit == "max trials")
+  if (stop.batch_limit == BatchLimit::budget || stop.batch_limit == BatchLimit::trials)
     marks.push_back(strf("the batch ramp ended at %d for want of %s, not at a measured limit", r.best.batch_size,
-                         limit == "budget" ? "budget" : "trials"));
+                         stop.batch_limit == BatchLimit::budget ? "budget" : "trials"));
   if (!r.rates_separated()) marks.push_back("the rates were not separated yet (the model had barely learned)");
   if (r.rate_tie())
     if (const auto second = r.runner_up())
@@ -141,7 +133,8 @@ RunAnswer answer_for_row(const TableRow& row, const AnswerOptions& options) {
   const BackendResult& run = compile ? *row.compiled_result() : *row.native_result();
   a.backend = run.backend, a.batch_size = run.best.batch_size, a.learning_rate = run.best.learning_rate;
   a.samples_per_second = config_speed(run);
-  a.optimizer = optimizer_of(row.step_options);
+  a.optimizer = step_option(row.step_options, "optimizer");
+  if (a.optimizer.empty()) a.optimizer = "adamw";
   a.lr_schedule = "constant";
   if (const LearningRatePoint* rate = run.chosen_rate_point()) {
     a.rate_steps = rate->train_steps, a.lr_schedule = rate->lr_schedule;

@@ -8,6 +8,7 @@
 
 #include "trial/backend_registry.h"
 #include "trial/trial_spec.h"
+#include "util/paths.h"
 #include "util/table_format.h"
 
 namespace tune {
@@ -185,9 +186,7 @@ ReporterList<RunAnswer> config_emitters() {
 }
 
 std::string emitted_file_name(const std::string& format, const std::string& model) {
-  std::string name = model;
-  for (char& c : name)
-    if (c == '/' || c == ' ') c = '_';
+  const std::string name = file_name_part(model);
   if (format == "hf") return "tune-" + name + "-training-args.json";
   if (format == "accelerate") return "tune-" + name + "-accelerate.yaml";
   return "tune-" + name + "-" + format + ".py";

@@ -222,6 +222,14 @@ std::string step_options_key(const std::string& attention, const std::string& op
   return "attention=" + attention + ",optimizer=" + optimizer;
 }
 
+std::string step_option(const std::string& step_options, const std::string& name) {
+  const std::string field = "," + step_options + ",", wanted = "," + name + "=";
+  const size_t at = field.find(wanted);
+  if (at == std::string::npos) return "";
+  const size_t from = at + wanted.size();
+  return field.substr(from, field.find(',', from) - from);
+}
+
 StudyKey make_study_key(const std::string& model, const std::string& model_config_hash, const Instance& instance,
                         const std::string& libtorch_version, const std::string& backend, const std::string& precision,
                         int seq_len, const std::string& step_options) {

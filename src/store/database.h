@@ -20,6 +20,8 @@ constexpr int kSchemaVersion = 7;
 constexpr const char* kDefaultStepOptions = "attention=math,optimizer=adamw";
 // The step options a study is keyed by: "attention=math,optimizer=adamw".
 std::string step_options_key(const std::string& attention, const std::string& optimizer);
+// One option's value of such a key ("optimizer" of "attention=math,optimizer=fused" is "fused"); "" where absent.
+std::string step_option(const std::string& step_options, const std::string& name);
 
 // Everything that makes measurements comparable. Results with different keys never mix.
 struct StudyKey {

@@ -42,4 +42,10 @@ std::string runs_dir_for_database(const std::string& db_path) {
   return (db.parent_path() / (db.stem().string() + "-runs")).string();
 }
 
+std::string file_name_part(std::string text) {
+  for (char& c : text)
+    if (c == '/' || c == ' ') c = '_';
+  return text;
+}
+
 }  // namespace tune

@@ -19,4 +19,7 @@ std::string default_database_path();
 // Folder for per-trial folders beside a database: tune.db -> tune-runs/.
 std::string runs_dir_for_database(const std::string& db_path);
 
+// `text` as one file-name part: '/' and ' ' become '_' (a model named by its folder, a profile with spaces).
+std::string file_name_part(std::string text);
+
 }  // namespace tune
