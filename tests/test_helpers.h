@@ -11,6 +11,8 @@
 #include <random>
 #include <string>
 
+#include <unistd.h>
+
 namespace tune::testing {
 
 inline std::filesystem::path temp_dir(const std::string& name) {
@@ -20,6 +22,18 @@ inline std::filesystem::path temp_dir(const std::string& name) {
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   return dir;
+}
+
+// Processes other than this one whose command line mentions `text` (a test's own temp folder): what a trial or a
+// search left running.
+inline int processes_mentioning(const std::string& text) {
+  int found = 0;
+  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
+    std::ifstream in(entry.path() / "cmdline");
+    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (cmdline.find(text) != std::string::npos && entry.path().filename() != std::to_string(getpid())) ++found;
+  }
+  return found;
 }
 
 // The message of the std::invalid_argument that f throws, or "(no error)".

@@ -18,6 +18,7 @@
 #include "test_helpers.h"
 #include "store/database.h"
 #include "trial/backend_registry.h"
+#include "trial/observer_overhead.h"
 #include "trial/python_trial.h"
 #include "trial/trial_process.h"
 #include "util/join.h"
@@ -269,3 +270,34 @@ TEST_P(BackendContract, TinyTrialEndsOkOnEachDeviceItRunsOn) { tune::testing::ex
 INSTANTIATE_TEST_SUITE_P(PythonWorker, BackendContract,
                          ::testing::ValuesIn(backend_names(BackendRoute::python_worker)),
                          tune::testing::case_name);
+
+// An observer trial of the compiled step (engine/observe_stage.cpp): each member a worker of its own, the bare one
+// and one with the debugger's hooks. The hooks read tensors to the host inside the compiled forward, so dynamo
+// breaks the graph at each; the account says so, the statistics are written, and both train the same curve.
+TEST(InductorTrial, AnObserverTrialCountsTheGraphBreaksTheDebuggersHooksCause) {
+  TrialSpec s = tiny_spec("bert-tiny", "inductor");
+  s.model = tune::testing::without_dropout("bert-tiny");
+  s.purpose = TrialPurpose::paired;
+  s.paired.observers = {"tensor-stats"};
+  s.paired.rounds = 2;
+  s.paired.block_steps = 2;
+  const fs::path dir = temp_dir("inductor-observer");
+  const TrialResult r = run_trial_isolated(s, TUNE_EXECUTABLE, (dir / "t").string());
+  ASSERT_TRUE(r.ok()) << r.error_stage << ": " << r.error_message;
+  ASSERT_EQ(r.paired.size(), 2u);
+  const PairedPart &bare = r.paired[0], &observed = r.paired[1];
+  ASSERT_TRUE(observed.ok()) << observed.error_message;
+  const auto overheads = observer_overheads(r);
+  ASSERT_EQ(overheads.size(), 1u);
+  const auto breaks = [](const std::string& counts) {
+    std::smatch m;
+    return std::regex_search(counts, m, std::regex("graph breaks (\\d+)")) ? std::stoi(m[1]) : -1;
+  };
+  ASSERT_GE(breaks(overheads[0].graphs_bare), 0) << bare.compile_info;
+  EXPECT_GE(breaks(overheads[0].graphs_observed), breaks(overheads[0].graphs_bare) + 2)  // a break per layer at least
+      << overheads[0].graphs_bare << " -> " << overheads[0].graphs_observed;
+  EXPECT_NE(observed.observer_summary.find("6 steps collected, 12 layer outputs"), std::string::npos)
+      << observed.observer_summary;  // bert-tiny: 2 layers; warm-up 2 + 2 rounds x 2 steps
+  ASSERT_EQ(observed.losses.size(), bare.losses.size());
+  for (size_t i = 0; i < bare.losses.size(); ++i) EXPECT_NEAR(observed.losses[i], bare.losses[i], 2e-3) << "step " << i;
+}

@@ -19,6 +19,7 @@ namespace {
 
 using tune::testing::read_file;
 using tune::testing::temp_dir;
+using tune::testing::processes_mentioning;
 
 // Starts `tune ARGS` in the background, its output to log_path; returns its pid.
 pid_t start_tune(const std::vector<std::string>& args, const std::string& log_path) {
@@ -54,17 +55,6 @@ int committed_trials(const std::string& db_path) {
   }
   sqlite3_close(db);
   return count;
-}
-
-// Processes whose command line mentions `text` (the test's own temp folder): leftover trials.
-int processes_mentioning(const std::string& text) {
-  int found = 0;
-  for (const auto& entry : std::filesystem::directory_iterator("/proc")) {
-    std::ifstream in(entry.path() / "cmdline");
-    std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    if (cmdline.find(text) != std::string::npos && entry.path().filename() != std::to_string(getpid())) ++found;
-  }
-  return found;
 }
 
 int reused_in(const std::string& output) {

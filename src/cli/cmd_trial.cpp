@@ -8,8 +8,11 @@
 #include "instance/torch_instance.h"
 #include "cli/options.h"
 #include "engine/screening.h"
+#include "engine/search_settings.h"
 #include "instance/instance.h"
+#include "trial/observer_registry.h"
 #include "trial/backend_registry.h"
+#include "trial/data_parallel.h"
 #include "trial/fault_injection.h"
 #include "trial/trial_runner.h"
 #include "util/join.h"
@@ -51,6 +54,14 @@ TrialSpec spec_from_flags(const po::variables_map& vm) {
   spec.threads = instance.threads;
   spec.step.device = instance.device;
   if (spec.step.optimizer == "auto") spec.step.optimizer = default_optimizer(instance);
+  if (vm.count("ranks")) spec.distributed.ranks = vm["ranks"].as<int>();
+  if (vm.count("observer")) spec.step.observer = parse_observer(vm["observer"].as<std::string>()).text();
+  if (vm.count("observers")) {
+    spec.purpose = TrialPurpose::paired;
+    spec.paired.observers = parse_observer_list(vm["observers"].as<std::string>());
+    spec.paired.rounds = SearchSettings{}.observer_rounds;
+    spec.paired.block_steps = SearchSettings{}.observer_block_steps;
+  }
   if (vm.count("steps")) {
     spec.purpose = TrialPurpose::learning_rate;
     spec.train_steps = vm["steps"].as<int>();
@@ -83,16 +94,23 @@ int run_trial(int argc, char** argv) {
       ("batch-size", po::value<int>()->default_value(1), "without --spec: batch size")
       ("lr", po::value<double>()->default_value(1e-4), "without --spec: learning rate")
       ("steps", po::value<int>(), "without --spec: train this many steps (else a throughput trial)")
+      ("observer", po::value<std::string>(), ("without --spec: attach a tool to every step: " + observer_names()).c_str())
+      ("observers", po::value<std::string>(), "without --spec: an observer trial, the step without and with each of "
+                                              "these tools in alternating blocks (6 rounds of 5 steps)")
+      ("ranks", po::value<int>(), "without --spec: a data-parallel trial of this many ranks (processes; the batch is per rank)")
+      ("rank", po::value<int>(), "internal: run this rank of the --spec's data-parallel trial (started by its rank 0)")
       ("out", po::value<std::string>()->default_value("-"), "result JSON file ('-': standard output)")
       ("dir", po::value<std::string>(), (join(backend_names(BackendRoute::python_worker)) +
                                          ": the folder for the worker's files (default: the --out file's)").c_str());
   desc.add(training_flags());  // without --spec
   po::variables_map vm;
   if (!parse_or_help(argc, argv, desc, vm, "tune trial (--spec FILE | --model NAME [options]) [--out FILE]")) return 0;
-  const TrialSpec spec = vm.count("spec") ? spec_from_file(vm["spec"].as<std::string>()) : spec_from_flags(vm);
+  TrialSpec spec = vm.count("spec") ? spec_from_file(vm["spec"].as<std::string>()) : spec_from_flags(vm);
   const std::string out = vm["out"].as<std::string>();
   const InjectedFault fault = injected_fault(spec.batch_size);  // test only: none unless TUNE_TEST_FAULT is set
+  if (vm.count("rank")) return run_data_parallel_rank(spec, vm["rank"].as<int>(), work_dir(vm, out), out);
   inject_before_trial(fault);
+  inject_into_spec(fault, spec);
   const TrialResult result = run_trial_in_process(spec, work_dir(vm, out));
   write_result(result, out);
   if (out != "-") inject_after_result(fault, out);

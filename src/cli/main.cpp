@@ -20,6 +20,7 @@ int usage() {
                "       [--backends LIST] [--seed N] [--json]      search and print the best configs\n"
                "  tune models                                     list the tested models\n"
                "  tune tuners                                     list the search strategies (--tuner NAME)\n"
+               "  tune observers                                  list the tools --observers times a step with\n"
                "  tune instance [--instance NAME] [--measure-peak] the detected instance, its measured matmul peaks\n"
                "  tune table [--db PATH] [--format md|json]       the tested-models table from the store\n"
                "  tune export [--db PATH] [--json] [--out FILE]   one database as JSON (studies, best configs, trials)\n"
@@ -43,10 +44,11 @@ int dispatch(int argc, char** argv) {
   if (first == "regress") return run_regress(argc - 1, argv + 1);
   if (first == "trial") return run_trial(argc - 1, argv + 1);
   if (first == "tuners") return run_tuners(argc - 1, argv + 1);
+  if (first == "observers") return run_observers(argc - 1, argv + 1);
   if (first == "merge") return run_merge(argc - 1, argv + 1);
   if (first == "sweep") return run_sweep(argc - 1, argv + 1);
   if (first.rfind("-", 0) != 0)
-    throw std::invalid_argument("unknown command '" + first + "': expected models, instance, table, export, regress, trial, tuners, merge, sweep or --model NAME");
+    throw std::invalid_argument("unknown command '" + first + "': expected models, instance, table, export, regress, trial, tuners, observers, merge, sweep or --model NAME");
   return run_tune(argc, argv);
 }
 

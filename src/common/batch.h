@@ -32,6 +32,12 @@ struct Batch {
       if (src[i]->defined()) *dst[i] = values.at(next++);
     return b;
   }
+  // Rows [start, start + count) of every tensor: a data-parallel rank's share of a global batch.
+  Batch rows(int64_t start, int64_t count) const {
+    std::vector<torch::Tensor> share;
+    for (const auto& t : tensors()) share.push_back(t.narrow(0, start, count).contiguous());
+    return with_tensors(share);
+  }
   Batch to(const torch::Device& device) const {
     std::vector<torch::Tensor> moved;
     for (const auto& t : tensors()) moved.push_back(t.to(device));

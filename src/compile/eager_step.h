@@ -16,6 +16,7 @@ class EagerStep : public TrainStep {
   CompileReport prepare(const Batch& example) override;
   torch::Tensor step(const Batch& batch) override;
   void set_learning_rate(double learning_rate) override { update_.set_learning_rate(learning_rate); }
+  void set_gradient_sync(std::function<void()> sync) override { update_.set_gradient_sync(std::move(sync)); }
 
  private:
   TrainableModel model_;

@@ -21,6 +21,7 @@ class JitStep : public TrainStep {
   CompileReport prepare(const Batch& example) override;
   torch::Tensor step(const Batch& batch) override;
   void set_learning_rate(double learning_rate) override { update_.set_learning_rate(learning_rate); }
+  void set_gradient_sync(std::function<void()> sync) override { update_.set_gradient_sync(std::move(sync)); }
   std::string runtime_info() const override;
   // The traced loss without an optimizer step (tests compare its gradients with eager's).
   torch::Tensor traced_loss(const Batch& batch);

@@ -36,9 +36,11 @@ torch::Tensor OptimizerStep::run(const std::function<torch::Tensor()>& compute_l
   auto loss = compute_loss();
   if (!scaler_) {
     loss.backward();
+    if (sync_) sync_();
     optimizer_->step();
   } else {
     scaler_->scale(loss).backward();
+    if (sync_) sync_();
     update_scaled();
   }
   return loss.detach();

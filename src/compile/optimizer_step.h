@@ -30,6 +30,8 @@ class OptimizerStep {
   torch::optim::Optimizer& optimizer() { return *optimizer_; }
   // Every group's rate from the next update on (FusedAdamW: in its device tensor, which a captured graph reads).
   void set_learning_rate(double learning_rate);
+  // Runs after each backward, before the update (data-parallel training's gradient all-reduce).
+  void set_gradient_sync(std::function<void()> sync) { sync_ = std::move(sync); }
   const GradScaler* scaler() const { return scaler_.get(); }
   // What a step mutates besides gradients: parameters, scaler state and, for FusedAdamW (whose state exists
   // before the first step), the optimizer state. Stock AdamW's lazily created state is not included.
@@ -42,6 +44,7 @@ class OptimizerStep {
   std::unique_ptr<torch::optim::Optimizer> optimizer_;
   std::unique_ptr<GradScaler> scaler_;  // fp16 only
   bool set_to_none_;
+  std::function<void()> sync_;
 };
 
 }  // namespace tune

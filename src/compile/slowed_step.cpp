@@ -29,6 +29,7 @@ class SlowedStep : public TrainStep {
   CompileReport prepare(const Batch& example) override { return inner_->prepare(example); }
   std::string runtime_info() const override { return inner_->runtime_info() + " [test-only injected slowdown]"; }
   void set_learning_rate(double learning_rate) override { inner_->set_learning_rate(learning_rate); }
+  void set_gradient_sync(std::function<void()> sync) override { inner_->set_gradient_sync(std::move(sync)); }
 
   torch::Tensor step(const Batch& batch) override {
     const double cpu_start = process_cpu_seconds();

@@ -8,4 +8,9 @@ void TrainStep::set_learning_rate(double) {
   throw std::logic_error("backend " + backend() + " cannot change its learning rate between steps");
 }
 
+void TrainStep::set_gradient_sync(std::function<void()>) {
+  throw std::logic_error("backend " + backend() + " has no point between backward and update for a gradient "
+                         "all-reduce: it cannot run data-parallel");
+}
+
 }  // namespace tune

@@ -3,6 +3,7 @@
 #pragma once
 #include <torch/torch.h>
 
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -37,6 +38,9 @@ class TrainStep {
   // The rate of the next steps (a schedule sets it before each step). Throws std::logic_error where the
   // backend cannot change it.
   virtual void set_learning_rate(double learning_rate);
+  // Data-parallel training: `sync` runs after each step's backward and before its update (the gradient all-reduce,
+  // compile/gradient_reducer.h). Throws std::logic_error where the backend has no such point between the two.
+  virtual void set_gradient_sync(std::function<void()> sync);
   // What the backend learned while running (e.g. fusion groups after the optimizing run).
   virtual std::string runtime_info() const { return ""; }
 };

@@ -21,50 +21,6 @@
 namespace tune {
 namespace {
 
-// Every study of the search's row at `precision` (its model, instance, versions, sequence length and step options;
-// any backend) with a best config, this search's or an earlier one's: the table's row reads them all, so the
-// confirmation compares the two configs the row shows.
-std::vector<BackendOutcome> row_outcomes(const SearchRun& search, const std::string& precision) {
-  const std::string row = search.study_key(kNativeBackend, precision).key();
-  std::vector<BackendOutcome> outcomes;
-  for (auto [id, key] : search.db.studies()) {
-    const std::string backend = key.backend;
-    key.backend = kNativeBackend;
-    if (key.key() != row) continue;
-    BackendOutcome o;
-    o.backend = backend;
-    o.precision = precision;
-    o.study_id = id;
-    o.best = search.db.best(id);
-    if (o.best)  // the batch the row shows (engine/stored_pick.h)
-      if (const auto overruling = overruling_stored_trial(search.db.trials(id), *o.best))
-        o.best = with_speed_of(*o.best, *overruling);
-    if (o.best && o.best->samples_per_second > 0) outcomes.push_back(std::move(o));
-  }
-  return outcomes;
-}
-
-// Native (compiled false), or the compiled backend with the most samples/s at its best, as the table picks them;
-// nullptr when there is none.
-BackendOutcome* pick(std::vector<BackendOutcome>& outcomes, bool compiled) {
-  BackendOutcome* picked = nullptr;
-  for (auto& o : outcomes) {
-    const bool wanted = compiled ? is_compiler(o.backend) : o.backend == kNativeBackend;
-    if (wanted && (!picked || o.best->samples_per_second > picked->best->samples_per_second)) picked = &o;
-  }
-  return picked;
-}
-
-// The search's own throughput trial of the study at `batch` (its best's, or the other side's): the confirmation
-// repeats it as it was specified.
-std::optional<ToldTrial> throughput_trial_at(const Database& db, const BackendOutcome& o, int batch) {
-  for (const auto& t : db.trials(o.study_id))
-    if (t.spec.purpose == TrialPurpose::throughput && t.spec.repeat == 0 && t.result.ok() && !t.superseded &&
-        t.spec.batch_size == batch)
-      return ToldTrial{Candidate{t.spec.batch_size, t.spec.learning_rate, 0}, t.result};
-  return std::nullopt;
-}
-
 // One side of the comparison: its outcome, its trials (throughput, repeats) and the candidate it repeats.
 struct Side {
   BackendOutcome& outcome;
@@ -98,8 +54,8 @@ class ConfirmStage : public SearchStage {
     std::vector<BackendOutcome> outcomes = row_outcomes(search, precision);
     if (tried_where_a_ramp_was_cut(search, precision, outcomes)) outcomes = row_outcomes(search, precision);
     // not grown after: pick's pointers hold
-    BackendOutcome* native = pick(outcomes, false);
-    BackendOutcome* compiled = pick(outcomes, true);
+    BackendOutcome* native = pick_row_side(outcomes, false);
+    BackendOutcome* compiled = pick_row_side(outcomes, true);
     if (!native || !compiled) return;
     const auto native_first = throughput_trial_at(search.db, *native, native->best->batch_size);
     const auto compiled_first = throughput_trial_at(search.db, *compiled, compiled->best->batch_size);
@@ -131,8 +87,8 @@ class ConfirmStage : public SearchStage {
   // this one never ran. Whether such a trial ran (the outcomes are then read again).
   static bool tried_where_a_ramp_was_cut(SearchRun& search, const std::string& precision,
                                          std::vector<BackendOutcome>& outcomes) {
-    BackendOutcome* native = pick(outcomes, false);
-    BackendOutcome* compiled = pick(outcomes, true);
+    BackendOutcome* native = pick_row_side(outcomes, false);
+    BackendOutcome* compiled = pick_row_side(outcomes, true);
     if (!native || !compiled) return false;
     for (auto [cut, other] : {std::make_pair(native, compiled), std::make_pair(compiled, native)}) {
       const int batch = other->best->batch_size;

@@ -29,6 +29,9 @@ struct SearchRequest {
   bool screen = false;
   std::string attention = "math";               // step options, the same for every backend (TrialSpec)
   std::string optimizer = "adamw";
+  // Data-parallel: every trial runs this many ranks (processes) sharing the instance's threads, each at the batch
+  // the search tries (batch sizes are per rank); 1: one process (trial/data_parallel.h).
+  int ranks = 1;
   int seq_len = 128;
   uint64_t seed = 0;
   DataSettings data;          // corpus, tokenizer, classification dataset (defaults when empty)

@@ -35,7 +35,7 @@ BackendOutcome SearchRun::open_study(const std::string& backend, const std::stri
 
 StudyKey SearchRun::study_key(const std::string& backend, const std::string& precision) const {
   return make_study_key(request.model.name, request.model.config_hash(), request.instance, request.libtorch_version,
-                        backend, precision, request.seq_len, step_options_key(request.attention, request.optimizer));
+                        backend, precision, request.seq_len, step_options_key(request.attention, request.optimizer, request.ranks));
 }
 
 const ScreenEntry* SearchRun::screened(const std::string& backend, const std::string& precision) const {

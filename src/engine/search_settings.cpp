@@ -50,13 +50,19 @@ const std::vector<std::string> kSettingsKeys = {
     "lr_warmup_share", "held_out_share", "batch_tuner", "lr_tuner", "max_trials",
     "ramp_budget_share", "compiled_ramp_from_native", "screen_batch_size", "screen_keep_share", "screen_budget_share", "trial_timeout",
     "memory_fraction", "objective", "target_loss", "target_samples", "target_batch", "target_learning_rate",
-    "time_cap"};
+    "time_cap", "observer_rounds", "observer_block_steps"};
 
 void read_confirmation_keys(const YAML::Node& root, const std::string& file, SearchSettings& s) {
   read_yaml_key(root, "confirm_rounds", s.confirm_rounds, file);
   if (s.confirm_rounds < 0 || s.confirm_rounds == 1)
     throw std::invalid_argument(file + ": key 'confirm_rounds': expected 0 (no confirmation) or at least 2 (one round "
                                 "gives no interval), got " + std::to_string(s.confirm_rounds));
+  read_yaml_key(root, "observer_rounds", s.observer_rounds, file);
+  read_yaml_key(root, "observer_block_steps", s.observer_block_steps, file);
+  if (s.observer_rounds < 2 || s.observer_block_steps < 1)
+    throw std::invalid_argument(file + ": keys 'observer_rounds' and 'observer_block_steps': expected at least 2 "
+                                "rounds (one gives no interval) of at least 1 step, got " +
+                                std::to_string(s.observer_rounds) + " of " + std::to_string(s.observer_block_steps));
   read_yaml_key(root, "confirm_budget_share", s.confirm_budget_share, file);
   if (!(s.confirm_budget_share >= 0 && s.confirm_budget_share < 1))
     throw std::invalid_argument(file + ": key 'confirm_budget_share': expected a share in [0, 1), got " +

@@ -59,6 +59,12 @@ struct SearchSettings {
   // best, this many alternating rounds per precision (0: none), on this share of the budget, which the pairs leave.
   int confirm_rounds = 0;
   double confirm_budget_share = 0.2;
+  // Observer trials (engine/observe_stage.cpp; `--observers`): after the search, the row's native and fastest
+  // compiled config each timed without and with every observer named here (trial/observer_registry.h), in this many
+  // alternating rounds of this many steps per side, in one process. Empty: none.
+  std::vector<std::string> observers;
+  int observer_rounds = 6;
+  int observer_block_steps = 5;  // one profiler-schedule cycle (wait 1, warm-up 1, active 3)
   double ramp_budget_share = 0.6;    // of a backend's share of the budget; the rest is for learning rates
   // A compiled backend's batch ramp starts at the largest power of two at most half native's pick of its precision
   // (engine/batch_stage.cpp): each size is a cold compile. configs: true.

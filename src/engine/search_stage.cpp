@@ -3,7 +3,9 @@
 
 #include <vector>
 
+#include "engine/stored_pick.h"
 #include "models/model_flops.h"
+#include "trial/backend_registry.h"
 
 namespace tune {
 namespace {
@@ -49,6 +51,50 @@ BestConfig speed_config(const SearchRun& search, const PairSearch& pair, const T
   best.stop = batch_stop_reasons(*pair.ramp, best.batch_size, search.settings.max_batch_size);
   best.search_budget_seconds = search.budget;
   return best;
+}
+
+// Every study of the search's row at `precision` (its model, instance, versions, sequence length and step options;
+// any backend) with a best config, this search's or an earlier one's: the table's row reads them all, so the
+// confirmation compares the two configs the row shows.
+std::vector<BackendOutcome> row_outcomes(const SearchRun& search, const std::string& precision) {
+  const std::string row = search.study_key(kNativeBackend, precision).key();
+  std::vector<BackendOutcome> outcomes;
+  for (auto [id, key] : search.db.studies()) {
+    const std::string backend = key.backend;
+    key.backend = kNativeBackend;
+    if (key.key() != row) continue;
+    BackendOutcome o;
+    o.backend = backend;
+    o.precision = precision;
+    o.study_id = id;
+    o.best = search.db.best(id);
+    if (o.best)  // the batch the row shows (engine/stored_pick.h)
+      if (const auto overruling = overruling_stored_trial(search.db.trials(id), *o.best))
+        o.best = with_speed_of(*o.best, *overruling);
+    if (o.best && o.best->samples_per_second > 0) outcomes.push_back(std::move(o));
+  }
+  return outcomes;
+}
+
+// Native (compiled false), or the compiled backend with the most samples/s at its best, as the table picks them;
+// nullptr when there is none.
+BackendOutcome* pick_row_side(std::vector<BackendOutcome>& outcomes, bool compiled) {
+  BackendOutcome* picked = nullptr;
+  for (auto& o : outcomes) {
+    const bool wanted = compiled ? is_compiler(o.backend) : o.backend == kNativeBackend;
+    if (wanted && (!picked || o.best->samples_per_second > picked->best->samples_per_second)) picked = &o;
+  }
+  return picked;
+}
+
+// The search's own throughput trial of the study at `batch` (its best's, or the other side's): the confirmation
+// repeats it as it was specified.
+std::optional<ToldTrial> throughput_trial_at(const Database& db, const BackendOutcome& o, int batch) {
+  for (const auto& t : db.trials(o.study_id))
+    if (t.spec.purpose == TrialPurpose::throughput && t.spec.repeat == 0 && t.result.ok() && !t.superseded &&
+        t.spec.batch_size == batch)
+      return ToldTrial{Candidate{t.spec.batch_size, t.spec.learning_rate, 0}, t.result};
+  return std::nullopt;
 }
 
 }  // namespace tune

@@ -53,4 +53,14 @@ class SearchStage {
 // limited the batch in the batch stage (pair.ramp). The caller sets the learning rate and its stop reasons.
 BestConfig speed_config(const SearchRun& search, const PairSearch& pair, const ToldTrial& speed);
 
+// The row a search's confirmation and observer trials compare: every study of its row at `precision` (its model,
+// instance, versions, sequence length and step options; any backend) with a best config, this search's or an
+// earlier one's, each at the batch the table's row shows (engine/stored_pick.h).
+std::vector<BackendOutcome> row_outcomes(const SearchRun& search, const std::string& precision);
+// Native (compiled false), or the compiled backend with the most samples/s at its best, as the table picks them;
+// nullptr when there is none.
+BackendOutcome* pick_row_side(std::vector<BackendOutcome>& outcomes, bool compiled);
+// The search's own throughput trial of the study at `batch`: the confirmation repeats it as it was specified.
+std::optional<ToldTrial> throughput_trial_at(const Database& db, const BackendOutcome& o, int batch);
+
 }  // namespace tune

@@ -17,6 +17,7 @@ StageList default_stages(const SearchSettings& settings) {
     stages.push_back(make_seed_check_stage(settings));
   }
   stages.push_back(make_confirm_stage(settings));
+  if (!settings.observers.empty()) stages.push_back(make_observe_stage(settings));
   return stages;
 }
 

@@ -16,7 +16,8 @@ std::unique_ptr<SearchStage> make_horizon_stage(const SearchSettings& settings);
 std::unique_ptr<SearchStage> make_rate_stage(const SearchSettings& settings);          // per pair, two-stage
 std::unique_ptr<SearchStage> make_seed_check_stage(const SearchSettings& settings);    // per pair, two-stage
 std::unique_ptr<SearchStage> make_time_to_loss_stage(const SearchSettings& settings);  // per pair, time-to-loss
-std::unique_ptr<SearchStage> make_confirm_stage(const SearchSettings& settings);       // search scope, after the pairs
+std::unique_ptr<SearchStage> make_confirm_stage(const SearchSettings& settings);
+std::unique_ptr<SearchStage> make_observe_stage(const SearchSettings& settings);       // search scope, last       // search scope, after the pairs
 
 // The screen, the batch stage, then for objective two-stage the horizon, the learning rates and the second-seed
 // check, for time-to-loss the ladder; then the paired confirmation of each precision's verdict.

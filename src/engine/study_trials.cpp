@@ -184,6 +184,7 @@ TrialSpec StudyTrials::spec(const Candidate& c) const {
   s.learning_rate = c.learning_rate;
   s.seed = r.seed + seed_offset_;
   s.repeat = repeat_;
+  if (purpose_ == TrialPurpose::paired) s.paired = paired_;
   s.measure.warmup_steps = settings.warmup_steps;
   s.measure.min_measure_steps = settings.min_measure_steps;
   s.measure.max_measure_steps = settings.max_measure_steps;
@@ -198,6 +199,7 @@ TrialSpec StudyTrials::spec(const Candidate& c) const {
     s.lr_warmup_steps = static_cast<int>(std::lround(settings.lr_warmup_share * steps));
   }
   s.threads = r.instance.threads;
+  s.distributed.ranks = r.ranks;
   s.memory_limit_bytes = static_cast<int64_t>(r.instance.memory_bytes * settings.memory_fraction);
   s.data = r.data;
   if (purpose_ == TrialPurpose::learning_rate && r.model.task == "sequence_classification")

@@ -43,6 +43,8 @@ class StudyTrials : public TrialSource, public Budget {
   void set_seed_offset(uint64_t offset) { seed_offset_ = offset; }
   // The repeat the specs carry (the confirmation's rounds: 1, 2, ...; 0: the search's own trials).
   void set_repeat(int repeat) { repeat_ = repeat; }
+  // Paired trials (the observe stage's): the members, rounds and block steps their specs carry.
+  void set_paired(const PairedSettings& paired) { paired_ = paired; }
   // A limit on this stage's trials below the settings' trial_timeout (the screen's share of the budget).
   void set_timeout(double seconds) { timeout_ = seconds; }
   std::optional<double> timeout() const { return timeout_; }
@@ -75,6 +77,7 @@ class StudyTrials : public TrialSource, public Budget {
   std::optional<double> timeout_;
   uint64_t seed_offset_ = 0;
   int repeat_ = 0;
+  PairedSettings paired_;
   double deadline_;
   TrialTimePredictor predictor_;
 };

@@ -1,6 +1,7 @@
 // BERT for masked-LM (Hugging Face BertForMaskedLM) in the libtorch C++ frontend.
 // Plain containers reproduce HF's module paths (bert.encoder.layer.N...., cls.predictions....).
 #include "models/bert.h"
+#include "models/activation_tap.h"
 #include "models/hf_losses.h"
 
 #include <cmath>
@@ -97,7 +98,7 @@ std::vector<BertLayer> register_encoder_layers(torch::nn::Module& base, const Mo
 
 torch::Tensor run_encoder(std::vector<BertLayer>& layers, torch::Tensor hidden, const torch::Tensor& attention_mask) {
   const auto additive_mask = additive_attention_mask(attention_mask);
-  for (auto& layer : layers) hidden = layer(hidden, additive_mask);
+  for (size_t i = 0; i < layers.size(); ++i) hidden = tap_activation("encoder.layer", i, layers[i](hidden, additive_mask));
   return hidden;
 }
 

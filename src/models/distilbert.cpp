@@ -1,6 +1,7 @@
 // DistilBERT's encoder and its masked-LM and sequence-classification heads, as in HF's modeling_distilbert.
 // LayerNorm eps is HF's fixed 1e-12; activation must be "gelu" (the exact erf form HF uses).
 #include "models/distilbert.h"
+#include "models/activation_tap.h"
 #include "models/hf_losses.h"
 
 #include <stdexcept>
@@ -71,7 +72,7 @@ DistilBertEncoderImpl::DistilBertEncoderImpl(const ModelConfig& c) {
 torch::Tensor DistilBertEncoderImpl::forward(const torch::Tensor& input_ids, const torch::Tensor& attention_mask) {
   const auto additive_mask = additive_attention_mask(attention_mask);
   auto h = embeddings(input_ids);
-  for (auto& layer : layers) h = layer(h, additive_mask);
+  for (size_t i = 0; i < layers.size(); ++i) h = tap_activation("transformer.layer", i, layers[i](h, additive_mask));
   return h;
 }
 

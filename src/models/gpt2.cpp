@@ -1,6 +1,7 @@
 // GPT-2 for causal LM (Hugging Face GPT2LMHeadModel) in the libtorch C++ frontend.
 // Plain containers reproduce HF's module paths (transformer.h.N....); the math follows HF's eager attention.
 #include "models/gpt2.h"
+#include "models/activation_tap.h"
 #include "models/hf_losses.h"
 
 #include <cmath>
@@ -97,7 +98,7 @@ torch::Tensor GPT2LMHeadModelImpl::forward(const torch::Tensor& input_ids, const
   const auto positions = torch::arange(input_ids.size(1), input_ids.options()).unsqueeze(0);
   auto hidden = drop(wte(input_ids) + wpe(positions));
   const auto mask = causal_additive_mask(input_ids, attention_mask);
-  for (auto& block : h) hidden = block(hidden, mask);
+  for (size_t i = 0; i < h.size(); ++i) hidden = tap_activation("transformer.h", i, h[i](hidden, mask));
   return torch::matmul(ln_f(hidden), wte->weight.t());  // tied lm_head, no bias
 }
 

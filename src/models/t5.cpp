@@ -1,6 +1,7 @@
 // T5 for span corruption / seq2seq (Hugging Face T5ForConditionalGeneration) in the libtorch C++ frontend.
 // Plain containers reproduce HF's module paths (encoder.block.N.layer.M....); the math follows HF's eager path.
 #include "models/t5.h"
+#include "models/activation_tap.h"
 #include "models/hf_losses.h"
 
 #include <cmath>
@@ -174,7 +175,8 @@ torch::Tensor T5StackImpl::forward(const torch::Tensor& embeddings, const torch:
   // Block 0 owns the relative position bias; every later block reuses it (HF passes position_bias on).
   const auto bias = blocks.front()->self_attention->compute_bias(seq, seq, embeddings.device());
   auto h = dropout(embeddings);
-  for (auto& b : blocks) h = b(h, bias, self_mask, encoder_hidden, cross_mask);
+  const char* where = is_decoder ? "decoder.block" : "encoder.block";
+  for (size_t i = 0; i < blocks.size(); ++i) h = tap_activation(where, i, blocks[i](h, bias, self_mask, encoder_hidden, cross_mask));
   return dropout(final_layer_norm(h));
 }
 

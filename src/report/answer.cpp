@@ -6,6 +6,7 @@
 
 #include "instance/instance.h"
 #include "store/database.h"
+#include "trial/data_parallel_figures.h"
 #include "tuners/batch_scaling.h"
 #include "util/duration.h"
 #include "util/join.h"
@@ -141,6 +142,11 @@ RunAnswer answer_for_row(const TableRow& row, const AnswerOptions& options) {
     a.warmup_share = job_warmup_share(*rate, options.warmup_share);
   }
   a.marks = marks_of(row, run);
+  for (const BackendResult& b : row.backends)
+    for (const auto& o : b.observers)
+      a.observers.push_back(strf("%s batch %d + %s: ", b.backend.c_str(), b.observer_batch, o.observer.c_str()) +
+                            describe_overhead(o));
+  a.data_parallel = describe_data_parallel(run.data_parallel);
   fit_to_hardware(a, run, options);
   return a;
 }
@@ -198,6 +204,8 @@ void write_answer(std::ostream& out, const RunAnswer& a, const std::vector<std::
         << a.hardware_note << "\n";
   for (const auto& mark : a.marks) out << "- caveat: " << mark << "\n";
   for (const auto& other : a.others) out << "- other precision: " << other << "\n";
+  if (!a.data_parallel.empty()) out << "- data-parallel (the batch is per rank): " << a.data_parallel << "\n";
+  for (const auto& observer : a.observers) out << "- with a tool attached: " << observer << "\n";
   if (a.budget_cut)
     out << "- cut: the budget ended part of this search (the table's budget cells say where); `" << continue_command
         << "` continues it, reusing the stored trials that still answer it (the batch ramp's; rate trials where "

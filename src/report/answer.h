@@ -32,6 +32,10 @@ struct RunAnswer {
   std::string start, data;        // what the rate was found for: random or pretrained start, what it trained on
   std::vector<std::string> marks;   // what the search did not really find for this config (edge rate, cut ramp, tie)
   std::vector<std::string> others;  // the other precisions' rows, a line each
+  // The row's observer trials (`--observers`), a line per backend and tool: "eager batch 8 + profiler: +18% ...".
+  std::vector<std::string> observers;
+  // A data-parallel row (--ranks): the ranks, the batch per rank and the scaling figures of the config to run.
+  std::string data_parallel;
   bool budget_cut = false;          // the budget ended a part of the searches behind the row
   int trials = 0;
   // For the user's hardware (AnswerOptions: devices, memory per device): the batch each device steps, the gradient

@@ -19,7 +19,8 @@ namespace tune {
 // (budget, screened-out rows), each search's wanted horizon (lr_horizon_wanted: more than lr_horizon_steps when cut);
 // 8: rows of table schema 9 (its 8's paired verdict, and MFU against the row's `mfu_peak`, measured where stored);
 // 9: rows of table schema 12 (each backend's `confirmation_rounds`); 10: rows of table schema 13 (`batch_cut`)
-constexpr int kSearchJsonSchemaVersion = 10;
+// 11: rows of table schema 15 (each backend's `observers`: what attached tools cost, --observers; `data_parallel`)
+constexpr int kSearchJsonSchemaVersion = 11;
 
 // One finished search and the rows of the table it answers.
 struct SearchReport {

@@ -106,6 +106,18 @@ const char* const kSetupNote =
     "\"est.\": no measured peak is stored for the row, so against the search's estimate: a CPU's from the clock "
     "/proc/cpuinfo reports, on a VM the nominal one, not the boost the cores run at, so it reads high (\"MFU est. "
     ">100%: peak estimate low\" where it proves the estimate low).";
+const char* const kObserverNote =
+    "What attached tools cost (`tune --model ... --observers LIST`): the step without and with each tool (the PyTorch "
+    "profiler, anomaly detection, a debugger's tensor statistics, a per-step loss log), in alternating blocks of one "
+    "process; the step time with it over without, the geometric mean of the rounds with its 95% interval, and for a "
+    "compiled step what the tool did to its graphs (docs/observers.md):";
+const char* const kRanksNote =
+    "\"ranks=N\" in the precision cell: a data-parallel row (`tune --model ... --ranks N`): every trial ran N "
+    "processes sharing the instance's threads, each training its own rows, gradients all-reduced after every backward "
+    "in buckets overlapped with it (DDP's way; gloo on a CPU). Batch sizes are per rank, as in the vendor's table "
+    "(per GPU); samples/s count all ranks; the JSON's data_parallel gives the scaling efficiency (N ranks against N "
+    "times rank 0 alone, paired rounds), the communication the backward did not hide and each rank's peak memory "
+    "(docs/data-parallel.md).";
 const char* const kScreenNote =
     "\"screened out\": tune's default coverage first times every backend x precision at one batch "
     "(`screen_batch_size`, 8) and searches only those within `screen_keep_share` (80%) of the fastest's samples/s "
@@ -378,6 +390,17 @@ std::vector<std::string> screen_notes(const TestedModelsTable& table) {
   return notes;
 }
 
+std::vector<std::string> observer_notes(const TestedModelsTable& table) {
+  std::vector<std::string> notes;
+  for (const auto& row : table.rows)
+    for (const auto& b : row.backends)
+      for (const auto& o : b.observers)
+        notes.push_back(strf("%s %s on %s, %s batch %d + %s: ", row.model.c_str(), row.precision.c_str(),
+                             row.instance.name.c_str(), b.backend.c_str(), b.observer_batch, o.observer.c_str()) +
+                        describe_overhead(o));
+  return notes;
+}
+
 std::vector<std::string> table_notes(const TestedModelsTable& table) {
   std::vector<std::string> notes{kSetupNote, kBatchLimitNote, kSpeedupNote, kPairedVerdictNote, kRunnerUpNote};
   if (any_rate_edge(table)) notes.push_back(kRateEdgeNote);
@@ -391,6 +414,10 @@ std::vector<std::string> table_notes(const TestedModelsTable& table) {
   if (any_batch_within_noise(table)) notes.push_back(kBatchWithinNoiseNote);
   if (any_batch_limit(table, BatchLimit::trials)) notes.push_back(kTrialCapNote);
   if (!screen_notes(table).empty()) notes.push_back(kScreenNote);
+  if (!observer_notes(table).empty()) notes.push_back(kObserverNote);
+  if (std::any_of(table.rows.begin(), table.rows.end(),
+                  [](const TableRow& r) { return r.step_options.find("ranks=") != std::string::npos; }))
+    notes.push_back(kRanksNote);
   if (any_batch_limit(table, BatchLimit::range)) notes.push_back(kRangeCapFootnote);
   return notes;
 }

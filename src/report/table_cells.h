@@ -38,6 +38,9 @@ std::string compile_overhead_cell(const TableRow& row);
 std::string trials_cell(const TableRow& row);
 // "bert-base-cased fp32 on cpu, eager: dropped: ...": each screened-out backend and the screen's reason.
 std::vector<std::string> screen_notes(const TestedModelsTable& table);
+// "bert-tiny bf16 on cpu, eager batch 8 + profiler: +18% step time (95% CI +12% to +25%, 6 paired rounds); ...":
+// each observer trial of the table, one line each, after kObserverNote.
+std::vector<std::string> observer_notes(const TestedModelsTable& table);
 // The notes under the table, each only when a row needs it (kScreenNote is followed by screen_notes' lines).
 std::vector<std::string> table_notes(const TestedModelsTable& table);
 // "2026-11-30" or "2026-11-29 to 2026-11-30": when the row's trials ran.
@@ -68,6 +71,8 @@ bool any_uncompared_better_rate(const TestedModelsTable& table);
 
 extern const char* const kSetupNote;
 extern const char* const kScreenNote;
+extern const char* const kObserverNote;
+extern const char* const kRanksNote;
 extern const char* const kRangeCapFootnote;
 extern const char* const kRateEdgeNote;
 extern const char* const kSpeedupNote;

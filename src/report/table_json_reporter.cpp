@@ -4,6 +4,7 @@
 
 #include "report/table_reporters.h"
 #include "trial/backend_registry.h"
+#include "trial/data_parallel_figures.h"
 
 namespace tune {
 namespace {
@@ -57,6 +58,33 @@ nlohmann::json rounds_json(const TableRow& row, const BackendResult& r) {
           {"mfu", mfu.of_peak > 0 ? nlohmann::json(mfu.of_peak) : nlohmann::json(nullptr)}};
 }
 
+// Each observer trial's figures: the step time with the tool over without (geometric mean, 95% CI, rounds,
+// verdict with the tool: "slower", "faster", "no difference", "unconfirmed"), its status, and a compiled step's graph counts.
+nlohmann::json observers_json(const BackendResult& r) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& o : r.observers)
+    list.push_back({{"observer", o.observer}, {"batch_size", r.observer_batch},
+                    {"step_time_ratio", o.step_time.ratio},
+                    {"step_time_ratio_ci95", {o.step_time.ci_low, o.step_time.ci_high}},
+                    {"rounds", o.step_time.rounds}, {"verdict", overhead_verdict(o)},
+                    {"status", o.status}, {"graphs_without", o.graphs_bare}, {"graphs_with", o.graphs_observed},
+                    {"what_it_did", o.summary}, {"caveat", o.caveat}, {"said", describe_overhead(o)}});
+  return list;
+}
+
+// A data-parallel row's figures at the best batch (null for one process): ranks, the batch per rank, the scaling
+// efficiency with its interval, the exposed communication's share of a step, each rank's peak memory.
+nlohmann::json data_parallel_json(const BackendResult& r) {
+  const DataParallelPart& d = r.data_parallel;
+  if (d.ranks < 2) return nullptr;
+  const PairedRatio e = scaling_efficiency(d);
+  return {{"ranks", d.ranks}, {"per_rank_batch", d.per_rank_batch}, {"comm_backend", d.comm_backend},
+          {"buckets", d.buckets}, {"bucket_cap_mb", d.bucket_cap_mb}, {"scaling_efficiency", e.ratio},
+          {"scaling_efficiency_ci95", {e.ci_low, e.ci_high}}, {"rounds", e.rounds},
+          {"exposed_comm_share", exposed_comm_share(d)}, {"rank_peak_memory_bytes", d.rank_peak_memory_bytes},
+          {"said", describe_data_parallel(d)}};
+}
+
 nlohmann::json backend_json(const TableRow& row, const BackendResult& r) {
   const BestConfig& b = r.best;
   const Mfu mfu = backend_mfu(row, r);
@@ -83,7 +111,7 @@ nlohmann::json backend_json(const TableRow& row, const BackendResult& r) {
           {"learning_rate_runner_up", runner_up_json(r)}, {"lr_horizon_steps", lr_horizon_json(r)},
           {"lr_horizon_wanted", b.stop.lr_horizon_wanted ? nlohmann::json(b.stop.lr_horizon_wanted) : nullptr},
           {"screened_out", r.screened_out.empty() ? nlohmann::json(nullptr) : nlohmann::json(r.screened_out)},
-          {"curves", curves_json(r)}};
+          {"curves", curves_json(r)}, {"observers", observers_json(r)}, {"data_parallel", data_parallel_json(r)}};
 }
 
 // What the row's MFU is taken against: its source (measured, datasheet, estimate or none), FLOP/s (null when

@@ -32,6 +32,8 @@ void write_markdown_rows(std::ostream& out, const TestedModelsTable& table) {
     out << "\n" << (note.front() == '*' ? "\\" : "") << note << "\n";  // escaped: "* " is not a list item
     if (note == kScreenNote)
       for (const auto& line : screen_notes(table)) out << "- " << line << "\n";
+    if (note == kObserverNote)
+      for (const auto& line : observer_notes(table)) out << "- " << line << "\n";
   }
 }
 

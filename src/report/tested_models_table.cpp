@@ -137,6 +137,21 @@ void add_overheads(const std::vector<StoredTrial>& trials, BackendResult& result
 }
 
 // What a study's trials add to its backend's curves and to the row's counts, dates and set-up.
+// The observer trials at the best's batch (at any batch where none ran there), the latest per tool.
+void add_observers(const std::vector<StoredTrial>& trials, BackendResult& result) {
+  std::map<std::string, ObserverOverhead> latest;
+  for (const bool at_best : {true, false}) {
+    for (const auto& t : trials) {
+      if (t.spec.purpose != TrialPurpose::paired || t.spec.paired.observers.empty()) continue;
+      if (at_best && t.spec.batch_size != result.best.batch_size) continue;
+      for (const auto& o : observer_overheads(t.result)) latest[o.observer] = o;
+      result.observer_batch = t.spec.batch_size;
+    }
+    if (!latest.empty()) break;
+  }
+  for (auto& [label, overhead] : latest) result.observers.push_back(std::move(overhead));
+}
+
 void add_trials(const std::vector<StoredTrial>& trials, BackendResult& result, TableRow& row) {
   result.batch_curve = batch_curve(trials);
   result.lr_curve = lr_curve(trials, result.best.batch_size, result.best.stop);
@@ -156,6 +171,11 @@ void add_trials(const std::vector<StoredTrial>& trials, BackendResult& result, T
   }
   result.repeats = result.repeats_by_batch[result.best.batch_size];
   add_overheads(trials, result);
+  add_observers(trials, result);
+  for (const auto& t : trials)
+    if (t.spec.purpose == TrialPurpose::throughput && t.spec.batch_size == result.best.batch_size && t.result.ok() &&
+        t.result.data_parallel.ranks > 1 && t.spec.repeat == 0)
+      result.data_parallel = t.result.data_parallel;
   row.trials_run += static_cast<int>(trials.size());
   row.search_budget_seconds = std::max(row.search_budget_seconds, result.best.search_budget_seconds);
 }

@@ -13,6 +13,7 @@
 #include "stats/paired_ratio.h"
 #include "store/database.h"
 #include "trial/learned_share.h"  // kLearnedShare
+#include "trial/observer_overhead.h"
 
 namespace tune {
 
@@ -38,7 +39,9 @@ namespace tune {
 // where fair); each backend's `batch_moved_by_rounds_from` (BackendResult::moved_by_rounds_from; null: not moved)
 // 14: the row's `warm` (the decisive comparison with a warm compile: net overhead, break-even; null where no warm
 // trial was measured) and `cold_overhead_measured` (false: every trial at that size compiled warm)
-constexpr int kTableJsonSchemaVersion = 14;
+// 15: each backend's `observers` (its observer trials: each tool's step time with it over without, CI, verdict, graph
+// counts; empty where none ran) and `data_parallel` (a data-parallel row's scaling figures; null for one process)
+constexpr int kTableJsonSchemaVersion = 15;
 constexpr double kSittingGap = 3600;  // seconds between two trials of a row that start a new sitting
 
 struct BatchPoint {
@@ -85,6 +88,13 @@ struct BackendResult {
   // The same for every batch the confirmation repeated (batch -> round -> samples/s): native at the compiled
   // backend's batch too, where the two bests differ in batch.
   std::map<int, std::map<int, double>> repeats_by_batch;
+  // Its observer trials (engine/observe_stage.cpp): each tool's cost on this step, the last measured per tool, at
+  // observer_batch (the row's batch when they ran); empty where none ran.
+  std::vector<ObserverOverhead> observers;
+  int observer_batch = 0;
+  // A data-parallel row (step options ranks=N): the figures of its throughput trial at the best batch (ranks 0
+  // where none).
+  DataParallelPart data_parallel;
   // The batch its rate was searched at, when the row shows another (0: the same): the search stored a best that
   // its study's own stored trials overrule (a faster size its budget-cut ramp never reached; engine/stored_pick.h),
   // so its rate comes from the old batch.

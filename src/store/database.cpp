@@ -218,8 +218,8 @@ std::string StudyKey::key() const {
                      std::to_string(seq_len) + options);
 }
 
-std::string step_options_key(const std::string& attention, const std::string& optimizer) {
-  return "attention=" + attention + ",optimizer=" + optimizer;
+std::string step_options_key(const std::string& attention, const std::string& optimizer, int ranks) {
+  return "attention=" + attention + ",optimizer=" + optimizer + (ranks > 1 ? ",ranks=" + std::to_string(ranks) : "");
 }
 
 std::string step_option(const std::string& step_options, const std::string& name) {

@@ -18,8 +18,9 @@ namespace tune {
 
 constexpr int kSchemaVersion = 7;
 constexpr const char* kDefaultStepOptions = "attention=math,optimizer=adamw";
-// The step options a study is keyed by: "attention=math,optimizer=adamw".
-std::string step_options_key(const std::string& attention, const std::string& optimizer);
+// The step options a study is keyed by: "attention=math,optimizer=adamw", and ",ranks=N" for a data-parallel study
+// (N processes, the batch per rank: trial/data_parallel.h); one rank adds nothing, so older keys stay valid.
+std::string step_options_key(const std::string& attention, const std::string& optimizer, int ranks = 1);
 // One option's value of such a key ("optimizer" of "attention=math,optimizer=fused" is "fused"); "" where absent.
 std::string step_option(const std::string& step_options, const std::string& name);
 

@@ -3,6 +3,8 @@
 #pragma once
 #include <string>
 
+#include "trial/trial_spec.h"
+
 namespace tune {
 
 enum class InjectedFault {
@@ -13,6 +15,9 @@ enum class InjectedFault {
   result_missing,    // exit 0 without a result.json
   hang,              // every catchable signal blocked, then sleeps for ever (only SIGKILL ends it)
   grandchild,        // forks a process in its group that sleeps an hour, then trains as usual
+  observer_throws,   // the trial's observer (a tool attached to the step) throws at step 3 (observer trials only)
+  rank_killed,       // a data-parallel trial's rank 1 SIGKILLs itself at its step 3 (TestHooks::rank_fault)
+  rank_hangs,        // ... blocks every signal and sleeps at its step 3
 };
 
 // The fault TUNE_TEST_FAULT names for a trial at this batch size (TUNE_TEST_FAULT_BATCH=N: at that size only).
@@ -20,6 +25,8 @@ enum class InjectedFault {
 InjectedFault injected_fault(int batch_size);
 // Before the trial runs: hang and grandchild.
 void inject_before_trial(InjectedFault fault);
+// The spec as the fault runs it: observer_throws and the rank faults set its test hooks (others leave it as it is).
+void inject_into_spec(InjectedFault fault, TrialSpec& spec);
 // After the result file `out` is written: the result_* faults damage or remove it.
 void inject_after_result(InjectedFault fault, const std::string& out);
 

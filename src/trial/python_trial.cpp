@@ -231,6 +231,7 @@ TrialResult measure_on_worker(const TrialSpec& spec, PythonWorker& worker, const
     r.compile_info = end->compile_info;
     r.compile_parts = end->compile_parts;
     r.compile_cache = end->compile_cache;
+    r.observer_summary = end->observer_summary;
   }
   r.status = TrialStatus::ok;
   summarise_steps(spec, r);

@@ -10,7 +10,7 @@
 //   <- {"evaluate": {"rows": N, "loss_sum": X, "correct": K}}   (eval mode, no gradients, fp32)
 //   -> {"op": "finish"}
 //   <- {"finish": {"compile_info": S, "compile_parts": {phase: s}, "compile_cache": S, "warnings": [S],
-//                  "peak_memory_bytes": N}}
+//                  "peak_memory_bytes": N, "observer_summary": S}}
 // Any reply but finish's may be {"failure": {"status": STATUS, "stage": S, "message": S}} (trial_status.h names);
 // the worker then answers only "finish". The trial process keeps the measurement (trial/measurement.h): the loop,
 // the stopping rule, the statistics and the result's fields; the worker builds HF's module, compiles and steps.
@@ -49,6 +49,7 @@ struct WorkerFinish {
   std::string compile_cache;  // TrialResult::compile_cache
   std::vector<std::string> warnings;
   int64_t peak_memory_bytes = 0;
+  std::string observer_summary;  // the spec's observer: what it did (step_observers.py)
 };
 struct WorkerFailure {
   TrialStatus status = TrialStatus::crashed;
@@ -124,7 +125,7 @@ TrialResult run_python_worker_trial(const TrialSpec& spec, const std::string& ba
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerReady, parameter_count, block_steps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerFinish, compile_info, compile_parts, compile_cache, warnings,
-                                                peak_memory_bytes)
+                                                peak_memory_bytes, observer_summary)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerFailure, status, stage, message)
 void from_json(const nlohmann::json& j, WorkerSteps& steps);
 

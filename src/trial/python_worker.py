@@ -22,6 +22,7 @@ import traceback
 import warnings
 
 import compile_cache  # beside this file (sys.path[0] when run as a script)
+import step_observers
 
 # The backends this worker runs: the registry's entries with the Python-worker route (src/trial/backend_registry.cpp;
 # PythonWorkerBackends.* checks the two agree), and whether each puts HF's module under torch.compile.
@@ -418,7 +419,7 @@ class Session:
     def __init__(self, spec):
         self.spec, self.torch, self.transformers, self.step = spec, None, None, None
         self.cache, self.cold, self.cache_state, self.failed = None, False, "", False
-        self.cache_rebuilt, self.work_dir = None, ""
+        self.cache_rebuilt, self.work_dir, self.observer = None, "", None
         self.steps_done, self.frames_after_first_step = 0, None
         self._catching = warnings.catch_warnings(record=True)
         self.caught = self._catching.__enter__()
@@ -446,6 +447,9 @@ class Session:
             raise TrialFailure("invalid", "load_batches", "cannot read batches %s: %s: %s" % (batches_path, type(e).__name__, e))
         print("tune: worker: %d batches from %s" % (len(self.batches), batches_path), file=sys.stderr)
         self.module = module  # uncompiled: the held-out score runs it eagerly
+        # The tool is attached before torch.compile sees the module, as a user's training script attaches it.
+        self.observer = step_observers.make_observer(self.torch, spec, module, repeated_blocks(self.torch, module),
+                                                     work_dir)
         self.step = TrainStep(self.torch, module, spec)
         self.clock = StepClock(self.torch, spec["device"])
         return {"parameter_count": sum(p.numel() for p in module.parameters()), "block_steps": self.clock.block_steps}
@@ -454,6 +458,8 @@ class Session:
         """n steps; learning_rates, when given, is the rate to set before each (the trial's schedule)."""
         times, compiles, losses = [], [], []
         try:
+            if self.observer:
+                self.observer.begin_block()
             while len(times) < n:
                 warmup = self.steps_done < self.spec["warmup_steps"]
                 before = compile_parts(compile_timers()[0])["total"] if warmup else 0.0
@@ -463,6 +469,8 @@ class Session:
                 compiles += [compile_parts(compile_timers()[0])["total"] - before] if warmup else [0.0] * len(block)
                 if self.frames_after_first_step is None:
                     self.frames_after_first_step = compile_timers()[1]
+            if self.observer:
+                self.observer.end_block()
         except TrialFailure:
             raise
         except Exception as e:
@@ -474,7 +482,11 @@ class Session:
         for i in range(n):
             if rates:
                 self.step.set_learning_rate(rates[i])
+            if self.observer:
+                self.observer.before_step(self.steps_done)
             losses.append(self.step(self.batches[self.steps_done % len(self.batches)]))
+            if self.observer:
+                self.observer.after_step(self.steps_done, losses[-1])
             self.steps_done += 1
             self.clock.mark()
         return self.clock.collect()
@@ -515,6 +527,8 @@ class Session:
                 reply["compile_cache"] = cache_use_state(counters)
                 if not self.cold:
                     compile_cache.seal(self.cache, self.spec.get("device", "cpu"), self.work_dir)
+        if self.observer is not None and not self.failed:
+            reply["observer_summary"] = self.observer.finish()
         if self.torch is not None:
             reply["peak_memory_bytes"] = peak_memory_bytes(self.torch, self.spec.get("device", "cpu"))
         if self.cold:

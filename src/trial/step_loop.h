@@ -9,13 +9,17 @@
 #include "common/batch.h"
 #include "trial/measurement.h"
 #include "trial/step_clock.h"
+#include "trial/step_observers.h"
 
 namespace tune {
 
 // Step i trains on pool[i % pool.size()]: every loop over the same pool sees the same batches in order.
 class StepLoop : public StepRunner {
  public:
-  StepLoop(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>& pool, TrialResult& r);
+  // `observer` (when given) acts around each block and step (trial/step_observers.h); it throwing ends the block
+  // with its exception.
+  StepLoop(const TrialSpec& spec, TrainStep& step, const std::vector<Batch>& pool, TrialResult& r,
+           StepObserver* observer = nullptr);
 
   // Runs n steps and records their losses; their times (nothing compiled inside them: a libtorch step is
   // prepared before), or nothing when the loss diverged.
@@ -29,6 +33,7 @@ class StepLoop : public StepRunner {
   const std::vector<Batch>& pool_;
   TrialResult& r_;
   std::unique_ptr<StepClock> clock_;
+  StepObserver* observer_;
   int done_ = 0;
 };
 

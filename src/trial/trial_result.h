@@ -20,6 +20,10 @@ void from_json(const nlohmann::json& j, TrialStatus& status);
 // A compiled backend that fails leaves the later rounds to the others; when spec.backend fails, the trial does.
 struct PairedPart {
   std::string backend;
+  std::string observer;          // observer trials: the tool attached to this part ("" for the bare step)
+  std::string observer_summary;  // what the tool did (step_observers.h's finish)
+  std::string observer_caveat;   // what it could not do on this step (step_observers.h's caveat)
+  std::string compile_info;      // the backend's account: graphs, graph breaks, recompiles (what a tool did to them)
   TrialStatus status = TrialStatus::ok;
   std::string error_stage;
   std::string error_message;
@@ -31,7 +35,26 @@ struct PairedPart {
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(PairedPart, backend, status, error_stage, error_message,
-    compile_seconds, inject_slowdown, block_times, losses)
+    compile_seconds, inject_slowdown, block_times, losses, observer, observer_summary, compile_info,
+    observer_caveat)
+
+// A data-parallel trial's own figures (trial/data_parallel.h); ranks 0 in any other trial.
+struct DataParallelPart {
+  int ranks = 0;
+  int per_rank_batch = 0;
+  std::string comm_backend;             // gloo, nccl
+  int buckets = 0;                      // all-reduce buckets per step
+  double bucket_cap_mb = 0;
+  // Per round, seconds per step: rank 0 training alone (no communication), and all ranks together. Each round's
+  // scaling efficiency is solo over parallel (N x batch / parallel time against N x batch / solo time).
+  std::vector<double> solo_block_times;
+  std::vector<double> parallel_block_times;
+  std::vector<double> exposed_comm_seconds;  // per parallel step: rank 0's wait for the all-reduce after backward
+  std::vector<int64_t> rank_peak_memory_bytes;  // each rank's, in rank order
+};
+
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DataParallelPart, ranks, per_rank_batch, comm_backend, buckets,
+    bucket_cap_mb, solo_block_times, parallel_block_times, exposed_comm_seconds, rank_peak_memory_bytes)
 
 struct TrialResult {
   TrialStatus status = TrialStatus::crashed;
@@ -72,9 +95,12 @@ struct TrialResult {
   // graph), "warm" (every graph from the cache), "partly warm", "unused"; empty for a backend without one (eager,
   // jit and cuda-graph compile in each process again) and in results stored before it was recorded.
   std::string compile_cache;
+  std::string observer_summary;       // a trial with a step observer: what the tool did (step_observers.h)
+  std::string observer_caveat;        // ... and what it could not do on this step
   double wall_seconds = 0;            // the whole trial, as seen by the parent
   // Paired trials: every backend's part, spec.backend's first (the fields above describe spec.backend alone).
   std::vector<PairedPart> paired;
+  DataParallelPart data_parallel;
 
   bool ok() const { return status == TrialStatus::ok; }
 };
@@ -84,7 +110,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TrialResult, status, error_stage
     step_time_ci_low, step_time_ci_high, step_time_cv, steady_state_stop, step_times, samples_per_second,
     tokens_per_second, peak_memory_bytes, losses, score_loss, label_prior_loss, held_out_rows, held_out_loss,
     held_out_accuracy, parameter_count, flops_per_step, warnings, compile_info, wall_seconds, compile_parts, paired,
-    compile_cache)
+    compile_cache, observer_summary, observer_caveat, data_parallel)
 
 // A classifier's trained model scored on its held-out rows (data/held_out.h), by the trial (trial/held_out_score.h)
 // or by the Python worker, which sends these sums.

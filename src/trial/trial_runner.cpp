@@ -18,12 +18,14 @@
 #include "models/model_flops.h"
 #include "trial/backend_registry.h"
 #include "trial/batch_dump.h"
+#include "trial/data_parallel.h"
 #include "trial/device_memory.h"
 #include "trial/held_out_score.h"
 #include "trial/paired_trial.h"
 #include "trial/python_trial.h"
 #include "trial/step_factory.h"
 #include "trial/step_loop.h"
+#include "trial/step_observers.h"
 #include "trial/warning_capture.h"
 #include "util/table_format.h"
 
@@ -91,20 +93,34 @@ double label_prior_loss(const TrialSpec& spec, const std::vector<Batch>& batches
   return batches_label_entropy(batches);
 }
 
-TrialResult run_trial_body(const TrialSpec& spec) {
+// The spec's observer on the model, writing under work_dir/observers (nothing when the spec names none).
+std::unique_ptr<StepObserver> trial_observer(const TrialSpec& spec, const TrainableModel& model,
+                                             const std::string& work_dir) {
+  if (spec.step.observer.empty()) return nullptr;
+  const auto dir = std::filesystem::path(work_dir.empty() ? "." : work_dir) / "observers";
+  return make_step_observer(spec.step.observer, model, {dir.string(), spec.step.device,
+                                                        spec.test.observer_fails_at_step});
+}
+
+TrialResult run_trial_body(const TrialSpec& spec, const std::string& work_dir) {
   TrialResult r;
   WarningCapture warnings;
   TrainableModel model;
   auto step = build_trial_step(spec, r, &model);
+  const auto observer = trial_observer(spec, model, work_dir);
   std::vector<Batch> held_out;
   const std::vector<Batch> pool = trial_batch_pool(spec, &held_out);
   r.flops_per_step = trial_flops_per_step(spec, pool.front());
   r.label_prior_loss = label_prior_loss(spec, pool);
   if (!prepare_trial_step(spec, *step, pool.front(), r)) return r;
-  StepLoop loop(spec, *step, pool, r);
+  StepLoop loop(spec, *step, pool, r, observer.get());
   const bool finished = run_measured_steps(spec, loop, r);
   r.warnings = warnings.messages();
   if (!finished) return r;
+  if (observer) {
+    r.observer_summary = observer->finish();
+    r.observer_caveat = observer->caveat();
+  }
   const std::string info = step->runtime_info();
   if (!info.empty()) r.compile_info += "; " + info;
   r.status = TrialStatus::ok;
@@ -194,7 +210,8 @@ TrialResult run_trial_in_process(const TrialSpec& spec, const std::string& work_
   } catch (const std::invalid_argument& e) {
     return failed_result(TrialStatus::invalid, "setup", e.what());
   }
-  if (runs_in_python(spec.step.backend)) {
+  if (spec.distributed.ranks > 1) return run_data_parallel_trial(spec, work_dir);
+  if (runs_in_python(spec.step.backend) && spec.purpose != TrialPurpose::paired) {
     try {
       return run_worker_trial_body(spec, work_dir.empty() ? "." : work_dir);
     } catch (const std::invalid_argument& e) {
@@ -209,7 +226,7 @@ TrialResult run_trial_in_process(const TrialSpec& spec, const std::string& work_
                                                             std::to_string(spec.memory_limit_bytes) + " bytes");
   TrialResult r;
   try {
-    r = spec.purpose == TrialPurpose::paired ? run_paired_trial_body(spec) : run_trial_body(spec);
+    r = spec.purpose == TrialPurpose::paired ? run_paired_trial_body(spec, work_dir) : run_trial_body(spec, work_dir);
   } catch (const std::invalid_argument& e) {
     r = failed_result(TrialStatus::invalid, "setup", e.what());
   } catch (const std::exception& e) {

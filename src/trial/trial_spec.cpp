@@ -47,13 +47,20 @@ const std::vector<KeyField>& spec_key_fields() {
       {"compile_mode", KeyRule::unless_default}, {"dynamic_shapes", KeyRule::unless_default},
       {"lr_schedule", KeyRule::unless_default}, {"lr_warmup_steps", KeyRule::unless_default},
       {"repeat", KeyRule::unless_default}, {"held_out_share", KeyRule::unless_default},
+      {"observer", KeyRule::unless_default}, {"paired_observers", KeyRule::unless_default},
+      {"observer_fails_at_step", KeyRule::unless_default},
+      {"ranks", KeyRule::unless_default}, {"comm_backend", KeyRule::unless_default},
+      {"bucket_cap_mb", KeyRule::unless_default}, {"scaling_rounds", KeyRule::unless_default},
+      {"block_steps", KeyRule::unless_default}, {"rank_fault", KeyRule::unless_default},
+      {"failing_rank", KeyRule::unless_default},
       // Only a paired trial has them.
       {"paired_backends", KeyRule::paired_only}, {"paired_rounds", KeyRule::paired_only},
       {"paired_block_steps", KeyRule::paired_only}, {"slowed_backend", KeyRule::paired_only},
       // A longer patience does not change the measurement; the inputs' identity is checked on reuse instead (a key
       // of it would orphan every trial stored before it).
       {"timeout_seconds", KeyRule::never}, {"inputs_identity", KeyRule::never},
-      {"compile_cache_dir", KeyRule::never},
+      {"compile_cache_dir", KeyRule::never}, {"collective_timeout_seconds", KeyRule::never},
+      {"rank", KeyRule::never},
   };
   return fields;
 }
@@ -76,12 +83,14 @@ std::string TrialSpec::config_key() const {
 }
 
 void to_json(nlohmann::json& j, const PairedSettings& p) {
-  j = {{"paired_backends", p.backends}, {"paired_rounds", p.rounds}, {"paired_block_steps", p.block_steps}};
+  j = {{"paired_backends", p.backends}, {"paired_observers", p.observers}, {"paired_rounds", p.rounds},
+       {"paired_block_steps", p.block_steps}};
 }
 
 void from_json(const nlohmann::json& j, PairedSettings& p) {
   const PairedSettings defaults;
   p.backends = j.value("paired_backends", defaults.backends);
+  p.observers = j.value("paired_observers", defaults.observers);
   p.rounds = j.value("paired_rounds", defaults.rounds);
   p.block_steps = j.value("paired_block_steps", defaults.block_steps);
 }
@@ -94,7 +103,7 @@ void to_json(nlohmann::json& j, const TrialSpec& s) {
        {"timeout_seconds", s.timeout_seconds}, {"inputs_identity", s.inputs_identity}, {"repeat", s.repeat},
        {"compile_cache_dir", s.compile_cache_dir}};
   for (const nlohmann::json& group : {nlohmann::json(s.step), nlohmann::json(s.measure), nlohmann::json(s.data),
-                                      nlohmann::json(s.paired), nlohmann::json(s.test)})
+                                      nlohmann::json(s.paired), nlohmann::json(s.distributed), nlohmann::json(s.test)})
     j.update(group);
 }
 
@@ -120,6 +129,7 @@ void from_json(const nlohmann::json& j, TrialSpec& s) {
   s.measure = j.get<MeasureSettings>();
   s.data = j.get<DataSettings>();
   s.paired = j.get<PairedSettings>();
+  s.distributed = j.get<DistributedSettings>();
   s.test = j.get<TestHooks>();
 }
 

@@ -30,6 +30,8 @@ struct StepSettings {
   std::string optimizer = "adamw";    // adamw (torch::optim::AdamW) | fused (one fused AdamW kernel, step on device)
   std::string compile_mode = kDefaultCompileMode;  // inductor: torch.compile mode (the registry's compile modes)
   bool dynamic_shapes = false;           // inductor: torch.compile(dynamic=True) instead of static shapes
+  // A tool attached to every step (trial/observer_registry.h: "profiler", "tensor-stats:10"); empty: none.
+  std::string observer;
 };
 
 // How steps are timed: warm-up apart, then steady state until the median's CI is tight or a cap is hit.
@@ -42,17 +44,37 @@ struct MeasureSettings {
   std::string step_clock = "wall";  // wall | cpu (CPU device: process CPU time, blind to co-tenants; tune regress)
 };
 
-// Paired trials (TrialPurpose::paired): the backends timed against `backend`, in rounds of blocks.
+// Paired trials (TrialPurpose::paired): the backends timed against `backend`, in rounds of blocks; then `backend`
+// with each observer attached (an observer trial: the same step with and without the tool).
 struct PairedSettings {
   std::vector<std::string> backends;
+  std::vector<std::string> observers;
   int rounds = 0;       // rounds of blocks, after warmup_steps of each backend
   int block_steps = 0;  // steps per block
+};
+
+// Data-parallel trials (trial/data_parallel.h): `ranks` processes, each training the spec's batch (per rank) on its
+// own rows, gradients averaged by a bucketed all-reduce as DDP does it; the throughput over all ranks, and rank 0
+// alone in alternating blocks (its scaling efficiency). 1: an ordinary trial.
+struct DistributedSettings {
+  int ranks = 1;
+  std::string comm_backend = "auto";     // auto: gloo on a CPU, nccl on CUDA
+  double bucket_cap_mb = 25;             // DDP's default bucket size
+  double collective_timeout_seconds = 120;  // a rank that sends nothing for this long ends the trial (a hang)
+  int scaling_rounds = 4;                // rounds of (rank 0 alone, all ranks) blocks
+  int block_steps = 3;                   // steps per block
+  int rank = 0;                          // which rank this process is (set in the rank processes' specs; not keyed)
 };
 
 // TEST ONLY (tune regress --inject-slowdown): burn a share of each step's time, to prove a check catches it.
 struct TestHooks {
   double inject_slowdown = 0;
   std::string slowed_backend;  // paired trials: the backend it applies to (empty: backend)
+  int observer_fails_at_step = 0;  // the observer throws at this step (1-based; 0: never): a fault-matrix row
+  // Data-parallel trials: rank `failing_rank` fails at its step 3 ("oom": throws out of memory, "kill": SIGKILLs
+  // itself, "hang": blocks every signal and sleeps); "": none. The fault matrix's rank rows and the tests.
+  std::string rank_fault;
+  int failing_rank = 1;
 };
 
 struct TrialSpec {
@@ -87,6 +109,7 @@ struct TrialSpec {
   // per trial. Not in the key: where a trial compiled does not change what it measures in its steps.
   std::string compile_cache_dir;
   PairedSettings paired;
+  DistributedSettings distributed;
   TestHooks test;
 
   // Identifies the measurement: same key, same trial (used to reuse finished trials). Made of the fields
@@ -108,11 +131,14 @@ const std::vector<KeyField>& spec_key_fields();
 void to_json(nlohmann::json& j, TrialPurpose purpose);
 void from_json(const nlohmann::json& j, TrialPurpose& purpose);
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(StepSettings, backend, device, precision, attention, optimizer,
-                                                compile_mode, dynamic_shapes)
+                                                compile_mode, dynamic_shapes, observer)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(MeasureSettings, warmup_steps, min_measure_steps, max_measure_steps,
                                                 measure_seconds, ci_halfwidth, step_clock)
-NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TestHooks, inject_slowdown, slowed_backend)
-// JSON names paired_backends, paired_rounds, paired_block_steps (flat in spec.json).
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(TestHooks, inject_slowdown, slowed_backend, observer_fails_at_step,
+                                                rank_fault, failing_rank)
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DistributedSettings, ranks, comm_backend, bucket_cap_mb,
+                                                collective_timeout_seconds, scaling_rounds, block_steps, rank)
+// JSON names paired_backends, paired_observers, paired_rounds, paired_block_steps (flat in spec.json).
 void to_json(nlohmann::json& j, const PairedSettings& p);
 void from_json(const nlohmann::json& j, PairedSettings& p);
 // One flat object: the spec's own fields and every group's, as spec.json has always been written.

@@ -264,7 +264,7 @@ namespace {
 
 // The search's batch-8 throughput trial misbehaves as TUNE_TEST_FAULT says; the ramp (4, 8, 16) goes on.
 FaultRow child_fault(const MatrixContext& c, const std::string& fault, const std::string& what,
-                     const std::string& status, std::ostream& progress) {
+                     const std::string& status, std::ostream& progress, const std::vector<std::string>& extra = {}) {
   FaultRow row{"trial child: " + what,
                status == "ok" ? "the trial ends as usual and nothing it started outlives it; the search exits 0"
                               : "a typed " + status + " result for that trial, the search goes on (exit 0); nothing "
@@ -272,7 +272,9 @@ FaultRow child_fault(const MatrixContext& c, const std::string& fault, const std
   const fs::path dir = c.work / ("child-" + fault);
   const std::string settings = write_file(dir / "ramp.yaml", "min_batch_size: 4\nmax_batch_size: 16\ntrial_timeout: 20s\n");
   const std::string db = (dir / "t.db").string();
-  const Finished f = run_tune(c.tune, search_args(dir / "t.db", settings), (dir / "log.txt").string(),
+  std::vector<std::string> args = search_args(dir / "t.db", settings);
+  args.insert(args.end(), extra.begin(), extra.end());
+  const Finished f = run_tune(c.tune, args, (dir / "log.txt").string(),
                               {"TUNE_TEST_FAULT=" + fault, "TUNE_TEST_FAULT_BATCH=8"});
   const std::string trial_status = throughput_trial_field(db, 8, "status");
   const int left = leftover_processes(dir.string());
@@ -281,6 +283,35 @@ FaultRow child_fault(const MatrixContext& c, const std::string& fault, const std
   row.survived = f.exit_code == 0 && trial_status == status && left == 0 && integrity_ok(db);
   row.observed = "exit " + std::to_string(f.exit_code) + "; the batch-8 trial stored as " + trial_status + ": \"" +
                  first_line(throughput_trial_field(db, 8, "json_extract(result_json, '$.error_message')")) + "\"; " + std::to_string(left) + " processes left";
+  progress << row.fault << ": " << row.observed << "\n";
+  return row;
+}
+
+// A tool attached to the step throws mid-run (`--observers loss-log`, the observer trial's tool member failing at
+// its step 3): the tool's part is a typed crash with its message, the bare step's rounds stand, the answer is
+// printed, nothing left running.
+FaultRow observer_throws(const MatrixContext& c, std::ostream& progress) {
+  FaultRow row{"an observer (a tool attached to the step, --observers loss-log) throws at step 3 of its trial",
+               "the tool's part of the observer trial stored as crashed with its message, the bare step's rounds "
+               "kept, the search exits 0 with its answer; nothing left running"};
+  const fs::path dir = c.work / "observer-throws";
+  const std::string db = (dir / "t.db").string();
+  std::vector<std::string> args = search_args(dir / "t.db", pinned_settings(dir));
+  args.insert(args.end(), {"--observers", "loss-log"});
+  const Finished f = run_tune(c.tune, args, (dir / "log.txt").string(), {"TUNE_TEST_FAULT=observer-throws"});
+  const auto field = [&](const std::string& path) {
+    const auto rows = query(db, "SELECT json_extract(result_json, '" + path + "') FROM trials WHERE purpose = 'paired'");
+    return rows.empty() ? std::string() : rows.front();
+  };
+  const std::string tool = field("$.paired[1].status"), bare = field("$.paired[0].status");
+  const int left = leftover_processes(dir.string());
+  row.runs = 1;
+  row.duplicated = duplicate_rows(db);
+  row.survived = f.exit_code == 0 && tool == "crashed" && bare == "ok" && has(f.output, "## Answer") && left == 0 &&
+                 integrity_ok(db);
+  row.observed = "exit " + std::to_string(f.exit_code) + "; the tool's part stored as " + tool + ": \"" +
+                 first_line(field("$.paired[1].error_message")) + "\"; the bare step " + bare + " with block times " +
+                 field("$.paired[0].block_times") + "; " + std::to_string(left) + " processes left";
   progress << row.fault << ": " << row.observed << "\n";
   return row;
 }
@@ -406,6 +437,13 @@ std::vector<FaultRow> run_fault_matrix(const MatrixContext& c, std::ostream& pro
   rows.push_back(child_fault(c, "result-missing", "exits 0 without a result.json", "crashed", progress));
   rows.push_back(child_fault(c, "hang", "hangs with every catchable signal blocked", "timeout", progress));
   rows.push_back(child_fault(c, "grandchild", "forks a grandchild that lingers (sleeps an hour)", "ok", progress));
+  rows.push_back(observer_throws(c, progress));
+  // Data-parallel trials (--ranks 2): rank 1 of the batch-8 trial killed at its step 3 (the kernel's OOM killer's
+  // way), or hung with every signal blocked (rank 0's collective times out after 8 s and kills it).
+  rows.push_back(child_fault(c, "rank-killed", "a data-parallel trial's rank killed with SIGKILL (--ranks 2)", "oom",
+                             progress, {"--ranks", "2"}));
+  rows.push_back(child_fault(c, "rank-hangs", "a data-parallel trial's rank hangs, every catchable signal blocked "
+                             "(--ranks 2)", "timeout", progress, {"--ranks", "2"}));
   rows.push_back(corrupt_token_cache(c, ref, false, progress));
   rows.push_back(corrupt_token_cache(c, ref, true, progress));
   rows.push_back(corrupt_trial_folders(c, ref, progress));

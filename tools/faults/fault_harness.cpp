@@ -16,9 +16,7 @@
 
 namespace tune::faults {
 namespace fs = std::filesystem;
-namespace {
 
-// The rows of a query, each as its columns joined by '|'; empty when the file is not (yet) a database.
 std::vector<std::string> query(const std::string& db, const std::string& sql) {
   std::vector<std::string> rows;
   if (!fs::exists(db)) return rows;
@@ -40,8 +38,6 @@ std::vector<std::string> query(const std::string& db, const std::string& sql) {
   sqlite3_close(handle);
   return rows;
 }
-
-}  // namespace
 
 std::string read_file(const std::string& path) {
   std::ifstream in(path);

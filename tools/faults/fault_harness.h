@@ -47,6 +47,8 @@ int duplicate_rows(const std::string& db);
 std::vector<std::string> best_configs(const std::string& db);
 // SQLite's own check of the file (PRAGMA integrity_check is "ok").
 bool integrity_ok(const std::string& db);
+// The rows of a query, each as its columns joined by '|'; empty when the file is not (yet) a database.
+std::vector<std::string> query(const std::string& db, const std::string& sql);
 // A column (SQL over the trials table) of the throughput trial at `batch`; "" when there is none.
 std::string throughput_trial_field(const std::string& db, int batch, const std::string& column);
 std::string read_file(const std::string& path);
