@@ -344,3 +344,40 @@ TEST(Cli, ACutSearchsAnswerSaysHowToContinueIt) {
   EXPECT_EQ(count(resumed.output, R"(\] throughput batch \d+, lr [0-9.e+-]+: reused from the store)"), ramp)
       << resumed.output;
 }
+
+// --observers: after the search, the row's step without and with the tool in one observer trial; the answer says
+// what the tool costs, the table's JSON carries it, and a rerun reuses the stored observer trial.
+TEST(Cli, ObserversAreTimedAfterTheSearchAndAnswered) {
+  const auto dir = temp_dir("cli-observers");
+  const std::string args = "--model bert-tiny --backends eager --precisions fp32 --seq-len 32 --budget 1m --observers "
+                           "loss-log,tensor-stats:2 --db " + (dir / "t.db").string();
+  const CliRun run = tune_cli(args);
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("[observe fp32] eager batch"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("+ tensor-stats:2: "), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("- with a tool attached: eager batch"), std::string::npos) << run.output;
+  const CliRun table = tune_cli("table --format json --db " + (dir / "t.db").string());
+  ASSERT_EQ(table.exit_code, 0) << table.output;
+  EXPECT_NE(table.output.find("\"observer\": \"loss-log\""), std::string::npos) << table.output;
+  const CliRun again = tune_cli(args);
+  EXPECT_NE(again.output.find("paired batch"), std::string::npos);
+  EXPECT_NE(again.output.find("reused from the store"), std::string::npos) << again.output;
+  EXPECT_NE(tune_cli(args + " --ranks 2").output.find("--observers with --ranks"), std::string::npos);
+}
+
+// --ranks 2: every trial data-parallel (2 processes of 1 thread); the row is its own (ranks=2 in its precision
+// cell), the answer says the batch is per rank and gives the scaling figures; the Python worker's backends are
+// refused by name.
+TEST(Cli, RanksSearchesDataParallelAndSaysTheBatchIsPerRank) {
+  const auto dir = temp_dir("cli-ranks");
+  const CliRun run = tune_cli("--model bert-tiny --backends eager --precisions fp32 --seq-len 32 --budget 1m "
+                              "--ranks 2 --db " + (dir / "t.db").string());
+  ASSERT_EQ(run.exit_code, 0) << run.output;
+  EXPECT_NE(run.output.find("fp32 (attention=math,optimizer=adamw,ranks=2)"), std::string::npos) << run.output;
+  EXPECT_NE(run.output.find("- data-parallel (the batch is per rank): 2 ranks x batch "), std::string::npos)
+      << run.output;
+  EXPECT_NE(run.output.find("scaling efficiency"), std::string::npos);
+  const CliRun refused = tune_cli("--model bert-tiny --backends inductor --ranks 2 --db " + (dir / "t.db").string());
+  EXPECT_NE(refused.exit_code, 0);
+  EXPECT_NE(refused.output.find("--backends inductor with --ranks 2"), std::string::npos) << refused.output;
+}

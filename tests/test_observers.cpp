@@ -77,9 +77,9 @@ TEST(ObserverOverhead, TheRatioIsObservedOverBareStepTimePerRound) {
   EXPECT_EQ(found[0].observer, "profiler");
   EXPECT_NEAR(found[0].step_time.ratio, 1.2, 1e-9);
   EXPECT_EQ(found[0].step_time.rounds, 4);
-  EXPECT_EQ(overhead_verdict(found[0]), "slower");  // the ratio's interval above 1: a longer step
-  EXPECT_NE(describe_overhead(found[0]).find("+20% step time (95% CI +20% to +20%, 4 paired rounds)"),
-            std::string::npos) << describe_overhead(found[0]);
+  EXPECT_EQ(observer_verdict(found[0]), "slower");  // the ratio's interval above 1: a longer step
+  EXPECT_NE(describe_observer_cost(found[0]).find("+20% step time (95% CI +20% to +20%, 4 paired rounds)"),
+            std::string::npos) << describe_observer_cost(found[0]);
 }
 
 TEST(ObserverOverhead, AnIntervalHoldingOneIsNoDifferenceWithinTheNoise) {
@@ -87,8 +87,8 @@ TEST(ObserverOverhead, AnIntervalHoldingOneIsNoDifferenceWithinTheNoise) {
   r.paired = {part("", {0.10, 0.10, 0.10}), part("loss-log", {0.09, 0.11, 0.10})};
   const auto found = observer_overheads(r);
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(overhead_verdict(found[0]), "no difference");
-  EXPECT_EQ(describe_overhead(found[0]).rfind("no difference within the noise (", 0), 0u) << describe_overhead(found[0]);
+  EXPECT_EQ(observer_verdict(found[0]), "no difference");
+  EXPECT_EQ(describe_observer_cost(found[0]).rfind("no difference within the noise (", 0), 0u) << describe_observer_cost(found[0]);
 }
 
 TEST(ObserverOverhead, GraphBreaksTheToolCausesAreSaid) {
@@ -98,11 +98,11 @@ TEST(ObserverOverhead, GraphBreaksTheToolCausesAreSaid) {
   ASSERT_EQ(found.size(), 1u);
   EXPECT_EQ(found[0].graphs_bare, "graphs 2, graph breaks 0, recompiles after the first step 0");
   EXPECT_EQ(found[0].graphs_observed, "graphs 9, graph breaks 16, recompiles after the first step 1");
-  EXPECT_NE(describe_overhead(found[0]).find("compiled graph changed: graphs 2, graph breaks 0, recompiles after the "
+  EXPECT_NE(describe_observer_cost(found[0]).find("compiled graph changed: graphs 2, graph breaks 0, recompiles after the "
                                              "first step 0 -> graphs 9, graph breaks 16"), std::string::npos);
   EXPECT_EQ(graph_counts("traced graph: 120 nodes"), "");  // a libtorch backend's account has none
   r.paired[1].observer_caveat = "gradients only";
-  EXPECT_NE(describe_overhead(observer_overheads(r).at(0)).find("; gradients only; compiled graph changed"),
+  EXPECT_NE(describe_observer_cost(observer_overheads(r).at(0)).find("; gradients only; compiled graph changed"),
             std::string::npos);
 }
 
@@ -115,7 +115,7 @@ TEST(ObserverOverhead, AToolThatFailedIsItsStatusAndABareFailureGivesNothing) {
   r.paired = {part("", {0.1, 0.1, 0.1}), failed};
   const auto found = observer_overheads(r);
   ASSERT_EQ(found.size(), 1u);
-  EXPECT_EQ(describe_overhead(found[0]), "crashed at step: observer failed at step 4");
+  EXPECT_EQ(describe_observer_cost(found[0]), "crashed at step: observer failed at step 4");
   r.paired.front().status = TrialStatus::oom;
   EXPECT_TRUE(observer_overheads(r).empty());
   r.paired = {part("", {0.1}), part("", {0.1})};  // tune regress's pairs have no observer part

@@ -127,3 +127,25 @@ TEST(PairedTrial, PairedSpecWithoutAPartnerIsInvalid) {
   EXPECT_EQ(r.status, TrialStatus::invalid);
   EXPECT_NE(r.error_message.find("0 paired backend(s)"), std::string::npos) << r.error_message;
 }
+
+// A tool that slows the step 50x (anomaly mode in libtorch) in an observer trial: the rounds stop once the next would
+// pass 80% of the trial's timeout, after at least two, so the trial ends with a figure instead of a timeout.
+TEST(PairedTrial, RoundsStopBeforeTheTimeoutWithTheRoundsThatRan) {
+  TrialSpec s = paired_tiny_spec();
+  s.paired.backends.clear();
+  s.paired.observers = {"anomaly"};
+  s.paired.rounds = 50;
+  s.paired.block_steps = 5;
+  s.seq_len = 128;
+  s.measure.step_clock = "wall";
+  s.timeout_seconds = 20;
+  const TrialResult r = run_trial_in_process(s);
+  ASSERT_TRUE(r.ok()) << r.error_message;
+  ASSERT_EQ(r.paired.size(), 2u);
+  const size_t rounds = r.paired[0].block_times.size();
+  EXPECT_GE(rounds, 2u);
+  EXPECT_LT(rounds, 50u);
+  EXPECT_EQ(r.paired[1].block_times.size(), rounds);  // whole rounds only: every ratio stays paired
+  EXPECT_NE(r.steady_state_stop.find("(of 50: the next would have passed 80% of the trial's timeout)"),
+            std::string::npos) << r.steady_state_stop;
+}

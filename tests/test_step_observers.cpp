@@ -206,7 +206,7 @@ TEST(StepObservers, AToolThatThrowsEndsItsOwnPartAndTheBareStepGoesOn) {
   EXPECT_EQ(r.paired[0].block_times.size(), 3u);
   EXPECT_EQ(r.paired[1].status, TrialStatus::crashed);
   EXPECT_NE(r.paired[1].error_message.find("observer failed at step 4"), std::string::npos) << r.paired[1].error_message;
-  EXPECT_NE(describe_overhead(observer_overheads(r).at(0)).find("crashed"), std::string::npos);
+  EXPECT_NE(describe_observer_cost(observer_overheads(r).at(0)).find("crashed"), std::string::npos);
 }
 
 TEST(StepObservers, ALoneTrialWithAToolRecordsWhatItDid) {

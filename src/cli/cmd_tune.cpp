@@ -44,6 +44,9 @@ SearchSettings with_tuner_flags(const po::variables_map& vm, SearchSettings sett
   if (settings.max_trials < 1) throw std::invalid_argument(strf("--max-trials %d: expected at least 1", settings.max_trials));
   if (vm.count("objective")) settings.objective = parse_search_objective(vm["objective"].as<std::string>());
   if (vm.count("observers")) settings.observers = parse_observer_list(vm["observers"].as<std::string>());
+  if (vm.count("observers") && vm.count("ranks") && vm["ranks"].as<int>() > 1)
+    throw std::invalid_argument("--observers with --ranks " + std::to_string(vm["ranks"].as<int>()) + ": observer "
+                                "trials of a data-parallel step are not built yet (time the tools on one process)");
   if (vm.count("target-loss")) {
     const double target = vm["target-loss"].as<double>();
     if (!(target > 0)) throw std::invalid_argument(strf("--target-loss %g: expected a loss > 0", target));

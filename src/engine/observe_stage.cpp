@@ -56,7 +56,7 @@ class ObserveStage : public SearchStage {
     const auto found = observer_overheads(r);
     if (found.empty()) return "no measurement: " + to_string(r.status) + " " + r.error_stage + ": " +
                               r.error_message.substr(0, 200);
-    return describe_overhead(found.front()) + "\n  the tool: " + found.front().summary;
+    return describe_observer_cost(found.front()) + "\n  the tool: " + found.front().summary;
   }
 
   const std::vector<std::string> observers_;

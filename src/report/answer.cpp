@@ -145,7 +145,7 @@ RunAnswer answer_for_row(const TableRow& row, const AnswerOptions& options) {
   for (const BackendResult& b : row.backends)
     for (const auto& o : b.observers)
       a.observers.push_back(strf("%s batch %d + %s: ", b.backend.c_str(), b.observer_batch, o.observer.c_str()) +
-                            describe_overhead(o));
+                            describe_observer_cost(o));
   a.data_parallel = describe_data_parallel(run.data_parallel);
   fit_to_hardware(a, run, options);
   return a;

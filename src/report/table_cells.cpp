@@ -397,7 +397,7 @@ std::vector<std::string> observer_notes(const TestedModelsTable& table) {
       for (const auto& o : b.observers)
         notes.push_back(strf("%s %s on %s, %s batch %d + %s: ", row.model.c_str(), row.precision.c_str(),
                              row.instance.name.c_str(), b.backend.c_str(), b.observer_batch, o.observer.c_str()) +
-                        describe_overhead(o));
+                        describe_observer_cost(o));
   return notes;
 }
 

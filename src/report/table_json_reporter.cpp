@@ -66,9 +66,9 @@ nlohmann::json observers_json(const BackendResult& r) {
     list.push_back({{"observer", o.observer}, {"batch_size", r.observer_batch},
                     {"step_time_ratio", o.step_time.ratio},
                     {"step_time_ratio_ci95", {o.step_time.ci_low, o.step_time.ci_high}},
-                    {"rounds", o.step_time.rounds}, {"verdict", overhead_verdict(o)},
+                    {"rounds", o.step_time.rounds}, {"verdict", observer_verdict(o)},
                     {"status", o.status}, {"graphs_without", o.graphs_bare}, {"graphs_with", o.graphs_observed},
-                    {"what_it_did", o.summary}, {"caveat", o.caveat}, {"said", describe_overhead(o)}});
+                    {"what_it_did", o.summary}, {"caveat", o.caveat}, {"said", describe_observer_cost(o)}});
   return list;
 }
 

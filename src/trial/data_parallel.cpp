@@ -182,12 +182,21 @@ void size_rank_process(const TrialSpec& spec) {
   if (spec.memory_limit_bytes > 0) cap_device_memory(spec.step.device, spec.memory_limit_bytes / ranks);
 }
 
-// The parallel member's schedule on any rank; rank 0 also runs `solo` (its model alone) around its barriers.
+// The parallel member's schedule on any rank. Rank 0 (figures given) keeps its peak memory after the parallel
+// warm-up, before it builds its solo model (which would count in it), then runs that model alone around its
+// barriers.
 void run_parallel_schedule(const TrialSpec& spec, c10d::Backend& group, RankTrainer& parallel,
-                           RankTrainer* solo, DataParallelPart* figures) {
+                           DataParallelPart* figures) {
   const Schedule s(spec);
   parallel.run(s.warmup);
-  if (solo && s.rounds > 0) solo->run(spec.measure.warmup_steps);
+  std::unique_ptr<RankTrainer> solo;
+  if (figures) {
+    figures->rank_peak_memory_bytes.push_back(peak_device_memory(spec.step.device));
+    if (s.rounds > 0) {
+      solo = std::make_unique<RankTrainer>(spec, 0, nullptr);
+      solo->run(spec.measure.warmup_steps);
+    }
+  }
   for (int round = 0; round < s.rounds; ++round) {
     const bool solo_first = round % 2 == 0;  // alternated, so drift favours neither side
     if (solo && solo_first) figures->solo_block_times.push_back(mean(solo->run(s.block)));
@@ -212,7 +221,7 @@ int run_data_parallel_rank(const TrialSpec& spec, int rank, const std::string& w
     size_rank_process(spec);
     const auto group = make_group(spec, rank, work_dir);
     RankTrainer parallel(spec, rank, group);
-    run_parallel_schedule(spec, *group, parallel, nullptr, nullptr);
+    run_parallel_schedule(spec, *group, parallel, nullptr);
     r.status = TrialStatus::ok;
     r.losses = parallel.losses();
   } catch (const std::exception& e) {
@@ -317,11 +326,10 @@ class RankProcesses {
 };
 
 // Rank 0's figures into the result: the parallel blocks' steps as the trial's (samples/s over all ranks: the global
-// batch), the losses averaged over ranks, each rank's peak memory.
+// batch), the losses averaged over ranks, the other ranks' peak memory after rank 0's.
 void summarise_parallel(const TrialSpec& spec, RankTrainer& parallel, int buckets, const RankProcesses& others,
                         TrialResult& r) {
   std::vector<double> losses = parallel.losses();
-  r.data_parallel.rank_peak_memory_bytes.push_back(peak_device_memory(spec.step.device));
   for (int rank = 1; rank < spec.distributed.ranks; ++rank) {
     const TrialResult own = others.rank_result(rank);
     for (size_t i = 0; i < losses.size() && i < own.losses.size(); ++i) losses[i] += own.losses[i];
@@ -373,9 +381,7 @@ TrialResult run_data_parallel_trial(const TrialSpec& spec, const std::string& wo
   try {
     const auto group = make_group(spec, 0, work_dir);
     RankTrainer parallel(spec, 0, group);
-    std::unique_ptr<RankTrainer> solo;
-    if (spec.purpose == TrialPurpose::throughput) solo = std::make_unique<RankTrainer>(spec, 0, nullptr);
-    run_parallel_schedule(spec, *group, parallel, solo.get(), &r.data_parallel);
+    run_parallel_schedule(spec, *group, parallel, &r.data_parallel);
     others.wait_or_kill(spec.distributed.collective_timeout_seconds);
     if (const auto failed = others.first_failure()) return *failed;
     summarise_parallel(spec, parallel, parallel.buckets(), others, r);

@@ -45,7 +45,7 @@ std::vector<ObserverOverhead> observer_overheads(const TrialResult& paired) {
   return found;
 }
 
-std::string overhead_verdict(const ObserverOverhead& o) {
+std::string observer_verdict(const ObserverOverhead& o) {
   switch (o.step_time.verdict) {
     case PairedVerdict::faster: return "slower";  // paired_ratio's "faster" is a ratio above 1: here, a longer step
     case PairedVerdict::slower: return "faster";
@@ -55,7 +55,7 @@ std::string overhead_verdict(const ObserverOverhead& o) {
   return "unconfirmed";
 }
 
-std::string describe_overhead(const ObserverOverhead& o) {
+std::string describe_observer_cost(const ObserverOverhead& o) {
   const PairedRatio& p = o.step_time;
   std::string text;
   if (o.status != "ok" && p.rounds < 2) {

@@ -26,11 +26,11 @@ std::vector<ObserverOverhead> observer_overheads(const TrialResult& paired);
 
 // The step with the tool: "slower" (the interval of the ratio above 1), "faster" (below), "no difference" (it holds
 // 1), "unconfirmed" (under two rounds).
-std::string overhead_verdict(const ObserverOverhead& o);
+std::string observer_verdict(const ObserverOverhead& o);
 
 // "+18% step time (95% CI +12% to +25%, 6 paired rounds)", "no difference within the noise (-2% to +3%, ...)",
 // "unconfirmed: one round" or the failure; then the graph change where it has one ("graph breaks 0 -> 24").
-std::string describe_overhead(const ObserverOverhead& o);
+std::string describe_observer_cost(const ObserverOverhead& o);
 
 // "graphs 2, graph breaks 0, recompiles after the first step 0" from a torch.compile account (python_worker.py);
 // empty for one without them (a libtorch backend's).

@@ -4,6 +4,7 @@
 #include "trial/paired_trial.h"
 
 #include <algorithm>
+#include <chrono>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
@@ -158,9 +159,25 @@ void warm_up(std::vector<Member>& members, int steps, at::Generator& generator) 
   }
 }
 
-// Rounds of one block per running member; ends early when the first member, the reference of every ratio, stops.
-void run_rounds(const TrialSpec& spec, std::vector<Member>& members, at::Generator& generator) {
-  for (int round = 0; round < spec.paired.rounds && members.front().running; ++round) {
+using Clock = std::chrono::steady_clock;
+
+// Whether a round after `rounds` done since `rounds_start` would end past `deadline` (at least two rounds run: one
+// gives no interval).
+bool next_round_overruns(int rounds, Clock::time_point rounds_start, Clock::time_point deadline) {
+  if (rounds < 2) return false;
+  const auto now = Clock::now();
+  return now + (now - rounds_start) / rounds > deadline;
+}
+
+// Rounds of one block per running member; ends early when the first member, the reference of every ratio, stops, or
+// when the next round would pass `deadline` (a tool that slows a full-size model's step 50x, anomaly mode in
+// libtorch, would otherwise lose the whole trial to its timeout). The rounds that ran.
+int run_rounds(const TrialSpec& spec, std::vector<Member>& members, at::Generator& generator,
+               Clock::time_point deadline) {
+  const auto rounds_start = Clock::now();
+  int round = 0;
+  for (; round < spec.paired.rounds && members.front().running; ++round) {
+    if (next_round_overruns(round, rounds_start, deadline)) break;
     for (size_t i : paired_block_order(members.size(), round)) {
       Member& m = members[i];
       if (!m.running) continue;
@@ -171,6 +188,7 @@ void run_rounds(const TrialSpec& spec, std::vector<Member>& members, at::Generat
       m.r.step_times.insert(m.r.step_times.end(), times.begin(), times.end());
     }
   }
+  return round;
 }
 
 // Ends each member: a worker's account (compile info, warnings, its tool's summary), an observer's output and
@@ -215,13 +233,15 @@ PairedPart part_of(const Member& m) {
 }
 
 // spec.step.backend's own result, with every backend's part.
-TrialResult paired_result(const TrialSpec& spec, std::vector<Member>& members) {
+TrialResult paired_result(const TrialSpec& spec, std::vector<Member>& members, int rounds) {
   Member& native = members.front();
   TrialResult r = native.r;
   if (native.running) {
     r.status = TrialStatus::ok;
     summarise_steps(native.spec, r);
-    r.steady_state_stop = strf("paired: %d rounds of %d steps per backend", spec.paired.rounds, spec.paired.block_steps);
+    r.steady_state_stop = strf("paired: %d rounds of %d steps per backend", rounds, spec.paired.block_steps);
+    if (rounds < spec.paired.rounds)
+      r.steady_state_stop += strf(" (of %d: the next would have passed 80%% of the trial's timeout)", spec.paired.rounds);
   }
   for (const Member& m : members) r.paired.push_back(part_of(m));
   return r;
@@ -262,6 +282,8 @@ struct WorkerBatches {
 
 TrialResult run_paired_trial_body(const TrialSpec& spec, const std::string& work_dir) {
   check_paired_spec(spec);
+  const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(0.8 * spec.timeout_seconds));
   WarningCapture warnings;
   at::Generator generator = at::globalContext().defaultGenerator(torch::Device(spec.step.device));
   std::vector<Member> members = build_members(spec, generator, work_dir);
@@ -269,9 +291,9 @@ TrialResult run_paired_trial_body(const TrialSpec& spec, const std::string& work
   const WorkerBatches batches(members, pool, work_dir);
   prepare_members(members, pool, generator, batches.path, work_dir);
   warm_up(members, spec.measure.warmup_steps, generator);
-  run_rounds(spec, members, generator);
+  const int rounds = run_rounds(spec, members, generator, deadline);
   finish_members(members);
-  TrialResult r = paired_result(spec, members);
+  TrialResult r = paired_result(spec, members, rounds);
   r.flops_per_step = trial_flops_per_step(spec, pool.front());
   r.warnings = warnings.messages();
   return r;

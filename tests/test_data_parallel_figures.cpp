@@ -1,0 +1,46 @@
+// A data-parallel trial's figures from its result (trial/data_parallel_figures.h): the scaling efficiency per round
+// and its interval, the exposed communication's share, the sentence; and the study key a data-parallel row gets.
+#include <gtest/gtest.h>
+
+#include "store/database.h"
+#include "trial/data_parallel_figures.h"
+
+using namespace tune;
+
+namespace {
+
+DataParallelPart two_ranks() {
+  DataParallelPart d;
+  d.ranks = 2;
+  d.per_rank_batch = 8;
+  d.comm_backend = "gloo";
+  d.solo_block_times = {0.10, 0.11, 0.10, 0.12};
+  d.parallel_block_times = {0.125, 0.1375, 0.125, 0.15};  // 0.8 of perfect scaling, every round
+  d.exposed_comm_seconds = {0.01, 0.0125, 0.015};
+  d.rank_peak_memory_bytes = {512LL << 20, 520LL << 20};
+  return d;
+}
+
+}  // namespace
+
+TEST(DataParallelFigures, ScalingEfficiencyIsSoloOverParallelStepTimePerRound) {
+  const PairedRatio e = scaling_efficiency(two_ranks());
+  EXPECT_EQ(e.rounds, 4);
+  EXPECT_NEAR(e.ratio, 0.8, 1e-9);
+  EXPECT_NEAR(e.ci_low, 0.8, 1e-9);
+  EXPECT_NEAR(exposed_comm_share(two_ranks()), 0.0125 / 0.13125, 1e-9);  // median wait over median step
+}
+
+TEST(DataParallelFigures, TheSentenceGivesRanksBatchEfficiencyCommunicationAndMemory) {
+  EXPECT_EQ(describe_data_parallel(two_ranks()),
+            "2 ranks x batch 8 (gloo): scaling efficiency 0.80 (95% CI 0.80-0.80, 4 rounds), communication not hidden "
+            "by the backward 10% of a step, peak memory per rank 512-520 MiB");
+  EXPECT_EQ(describe_data_parallel(DataParallelPart{}), "");  // one process
+}
+
+TEST(DataParallelFigures, ADataParallelStudyHasAKeyOfItsOwnAndOneRankKeepsTheOldKey) {
+  EXPECT_EQ(step_options_key("math", "adamw"), kDefaultStepOptions);
+  EXPECT_EQ(step_options_key("math", "adamw", 1), kDefaultStepOptions);
+  EXPECT_EQ(step_options_key("math", "adamw", 2), "attention=math,optimizer=adamw,ranks=2");
+  EXPECT_EQ(step_option(step_options_key("sdpa", "fused", 4), "ranks"), "4");
+}
