@@ -144,7 +144,7 @@ TEST(StepObservers, UnderJitTheTracedGraphDropsTheActivationTapAndSaysSo) {
   EXPECT_EQ(activations, 0);
   EXPECT_EQ(gradients, 2 * static_cast<int>(model.module->parameters().size()));  // graph inputs: hooks still fire
   EXPECT_NE(observer->finish().find("0 layer outputs"), std::string::npos);
-  EXPECT_NE(observer->caveat().find("the traced graph has no call to it"), std::string::npos);
+  EXPECT_NE(observer->caveat().find("it ran only while the step was traced"), std::string::npos);
 }
 
 TEST(StepObservers, ProfilersWriteTracesAndTheLossLogItsLines) {
@@ -190,6 +190,7 @@ TEST(StepObservers, AnObserverTrialTrainsTheSameCurveWithAndWithoutTheTool) {
   for (size_t i = 0; i < bare.losses.size(); ++i) EXPECT_DOUBLE_EQ(observed.losses[i], bare.losses[i]) << "step " << i;
   EXPECT_NE(observed.observer_summary.find("16 steps collected"), std::string::npos) << observed.observer_summary;
   EXPECT_TRUE(fs::exists(dir / "observers" / "tensor-stats" / "tensor_stats.jsonl"));
+  EXPECT_EQ(observed.observer_caveat, "");  // eager: every layer output collected
   const auto overheads = observer_overheads(r);
   ASSERT_EQ(overheads.size(), 1u);
   EXPECT_EQ(overheads[0].step_time.rounds, 3);
@@ -233,4 +234,18 @@ TEST(StepObservers, ThePythonWorkersTensorStatsAreTheDirectComputations) {
   const auto [exit_code, output] = tune::testing::run_command(command);
   EXPECT_EQ(exit_code, 0) << output;
   EXPECT_NE(output.find("every 2 steps: 1 steps collected, 2 layer outputs and 4 gradients"), std::string::npos) << output;
+}
+
+// The jit step of an observer trial: its graph is traced before the tool's first block, so the tap never runs; the
+// trial says the tool collected gradients only.
+TEST(StepObservers, AJitObserverTrialSaysTheDebuggerCollectedGradientsOnly) {
+  TrialSpec s = observer_trial_spec();
+  s.step.backend = "jit";
+  s.paired.observers = {"tensor-stats"};
+  const TrialResult r = run_trial_in_process(s, tune::testing::temp_dir("observer-jit").string());
+  ASSERT_TRUE(r.ok()) << r.error_message;
+  ASSERT_EQ(r.paired.size(), 2u);
+  EXPECT_NE(r.paired[1].observer_summary.find(", 0 layer outputs and "), std::string::npos) << r.paired[1].observer_summary;
+  EXPECT_NE(describe_observer_cost(observer_overheads(r).at(0)).find("; gradients only: no layer output"),
+            std::string::npos);
 }

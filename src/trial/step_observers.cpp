@@ -197,10 +197,12 @@ class TensorStatsObserver : public StepObserver {
     return strf("every %d steps: %d steps collected, %lld layer outputs and %lld gradients, to %s", interval_,
                 collected_steps_, activations_, gradients_, path_.c_str());
   }
+  // A step that collected gradients but no layer output runs a graph without the models' tap: jit's traced graph
+  // (the tap ran, if at all, only while it was traced).
   std::string caveat() const override {
-    if (state_->traced == 0 || activations_ > 0) return "";
-    return "gradients only: no layer output was collected, the tap ran only while the step was traced and the "
-           "traced graph has no call to it";
+    if (collected_steps_ == 0 || activations_ > 0) return "";
+    return "gradients only: no layer output was collected, the step runs a traced graph with no call to the layer "
+           "tap" + std::string(state_->traced > 0 ? " (it ran only while the step was traced)" : "");
   }
 
  private:
