@@ -48,7 +48,7 @@ void inject_into_spec(InjectedFault fault, TrialSpec& spec) {
   if (fault == InjectedFault::rank_killed) spec.test.rank_fault = "kill";
   if (fault == InjectedFault::rank_hangs) {
     spec.test.rank_fault = "hang";
-    spec.distributed.collective_timeout_seconds = 20;  // the matrix waits this long for the hung rank, not 2 min
+    spec.distributed.collective_timeout_seconds = 8;  // the matrix waits this long for the hung rank, not 2 min
   }
 }
 

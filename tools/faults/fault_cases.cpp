@@ -9,6 +9,7 @@
 #include <fstream>
 #include <map>
 #include <ostream>
+#include <optional>
 #include <random>
 #include <regex>
 
@@ -115,6 +116,28 @@ FaultRow kill_nine(const MatrixContext& c, const Reference& ref, std::ostream& p
   return row;
 }
 
+// Whether the process has ended (a zombie not yet reaped, or gone): a stop sent now would test nothing.
+bool has_ended(pid_t pid) {
+  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const size_t close = text.rfind(')');
+  return close == std::string::npos || close + 2 >= text.size() || text[close + 2] == 'Z';
+}
+
+// A search stopped by `signal` at `moment` seconds after its first committed trial; nothing when it had ended by
+// then (its last trials were quicker than the drawn moment), so the caller tries again at once.
+std::optional<Finished> stopped_search(const MatrixContext& c, const fs::path& dir, int signal, double moment) {
+  const Started run = start_tune(c.tune, search_args(dir / "t.db", pinned_settings(dir)), (dir / "log.txt").string());
+  wait_for_trials((dir / "t.db").string(), 1, 120);
+  sleep_seconds(moment);
+  if (has_ended(run.pid)) {
+    wait_tune(run, 120);
+    return std::nullopt;
+  }
+  kill(run.pid, signal);
+  return wait_tune(run, 120);
+}
+
 FaultRow stop_signal(const MatrixContext& c, const Reference& ref, int signal, std::ostream& progress) {
   const std::string name = signal == SIGINT ? "SIGINT" : "SIGTERM";
   FaultRow row{name + " mid-search, then rerun",
@@ -123,13 +146,14 @@ FaultRow stop_signal(const MatrixContext& c, const Reference& ref, int signal, s
   std::mt19937_64 draw(c.seed + static_cast<uint64_t>(signal));
   std::uniform_real_distribution<double> moment(0.0, ref.seconds / 5);  // the search is still running then
   for (int i = 0; i < c.signal_runs; ++i) {
-    const fs::path dir = c.work / (name + "-" + std::to_string(i));
-    const std::string settings = pinned_settings(dir);
-    const Started run = start_tune(c.tune, search_args(dir / "t.db", settings), (dir / "log.txt").string());
-    wait_for_trials((dir / "t.db").string(), 1, 120);
-    sleep_seconds(moment(draw));
-    kill(run.pid, signal);
-    const Finished stopped = wait_tune(run, 120);
+    fs::path dir = c.work / (name + "-" + std::to_string(i));
+    std::optional<Finished> found = stopped_search(c, dir, signal, moment(draw));
+    if (!found) {  // the search ended before the drawn moment: stop one right after its first committed trial
+      dir = c.work / (name + "-" + std::to_string(i) + "-again");
+      found = stopped_search(c, dir, signal, 0.0);
+    }
+    const std::string settings = (dir / "pinned.yaml").string();
+    const Finished stopped = found.value_or(Finished{});
     const bool graceful = stopped.exit_code == 128 + signal && has(stopped.output, "stopped by " + name) &&
                           has(stopped.output, "trial in flight was discarded") && has(stopped.output, "| bert-tiny");
     if (!graceful) row.observed += " [" + dir.filename().string() + ": exit " + std::to_string(stopped.exit_code) + "]";
