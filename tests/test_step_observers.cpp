@@ -20,6 +20,7 @@
 #include "models/activation_tap.h"
 #include "test_helpers.h"
 #include "trial/observer_overhead.h"
+#include "trial/observer_registry.h"
 #include "trial/python_trial.h"
 #include "trial/step_observers.h"
 #include "trial/trial_runner.h"
@@ -248,4 +249,13 @@ TEST(StepObservers, AJitObserverTrialSaysTheDebuggerCollectedGradientsOnly) {
   EXPECT_NE(r.paired[1].observer_summary.find(", 0 layer outputs and "), std::string::npos) << r.paired[1].observer_summary;
   EXPECT_NE(describe_observer_cost(observer_overheads(r).at(0)).find("; gradients only: no layer output"),
             std::string::npos);
+}
+
+// Every registry entry has its libtorch class (a registered name without one aborts in make_step_observer).
+TEST(StepObservers, EveryRegisteredObserverHasALibtorchClass) {
+  const TrainableModel model = build_model(resolve_model("bert-tiny"), 7);
+  for (const auto& info : registered_observers()) {
+    auto observer = make_step_observer(info.name, model, {tune::testing::temp_dir("registered").string()});
+    EXPECT_NE(observer, nullptr) << info.name;
+  }
 }

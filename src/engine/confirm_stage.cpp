@@ -42,11 +42,7 @@ class ConfirmStage : public SearchStage {
 
   void run_search(SearchRun& search) override {
     if (rounds_ <= 0) return;
-    std::vector<std::string> precisions;
-    for (const auto& o : search.summary.backends)
-      if (std::find(precisions.begin(), precisions.end(), o.precision) == precisions.end())
-        precisions.push_back(o.precision);
-    for (const auto& precision : precisions) confirm_precision(search, precision);
+    for (const auto& precision : searched_precisions(search.summary)) confirm_precision(search, precision);
   }
 
  private:

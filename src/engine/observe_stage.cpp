@@ -5,8 +5,6 @@
 // stored in the side's study (purpose paired), so a rerun reuses them. They run after the search, outside --budget:
 // the user asked for them by name; each is held to the trial timeout. Reads observers, observer_rounds and
 // observer_block_steps.
-#include <algorithm>
-
 #include "engine/search_stage.h"
 #include "engine/stage_list.h"
 #include "trial/observer_overhead.h"
@@ -23,11 +21,7 @@ class ObserveStage : public SearchStage {
   StageScope scope() const override { return StageScope::search; }
 
   void run_search(SearchRun& search) override {
-    std::vector<std::string> precisions;
-    for (const auto& o : search.summary.backends)
-      if (std::find(precisions.begin(), precisions.end(), o.precision) == precisions.end())
-        precisions.push_back(o.precision);
-    for (const auto& precision : precisions) {
+    for (const auto& precision : searched_precisions(search.summary)) {
       std::vector<BackendOutcome> outcomes = row_outcomes(search, precision);
       for (const bool compiled : {false, true})
         if (BackendOutcome* side = pick_row_side(outcomes, compiled)) observe_side(search, *side);

@@ -1,6 +1,7 @@
 // A pair's search state, and the best config its speed figures come from.
 #include "engine/search_stage.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "engine/stored_pick.h"
@@ -51,6 +52,14 @@ BestConfig speed_config(const SearchRun& search, const PairSearch& pair, const T
   best.stop = batch_stop_reasons(*pair.ramp, best.batch_size, search.settings.max_batch_size);
   best.search_budget_seconds = search.budget;
   return best;
+}
+
+std::vector<std::string> searched_precisions(const SearchSummary& summary) {
+  std::vector<std::string> precisions;
+  for (const auto& o : summary.backends)
+    if (std::find(precisions.begin(), precisions.end(), o.precision) == precisions.end())
+      precisions.push_back(o.precision);
+  return precisions;
 }
 
 // Every study of the search's row at `precision` (its model, instance, versions, sequence length and step options;

@@ -53,6 +53,8 @@ class SearchStage {
 // limited the batch in the batch stage (pair.ramp). The caller sets the learning rate and its stop reasons.
 BestConfig speed_config(const SearchRun& search, const PairSearch& pair, const ToldTrial& speed);
 
+// The precisions the search's pairs covered, in their order, each once.
+std::vector<std::string> searched_precisions(const SearchSummary& summary);
 // The row a search's confirmation and observer trials compare: every study of its row at `precision` (its model,
 // instance, versions, sequence length and step options; any backend) with a best config, this search's or an
 // earlier one's, each at the batch the table's row shows (engine/stored_pick.h).

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "stats/paired_ratio.h"
 #include "stats/statistics.h"
 #include "trial/trial_process.h"
 #include "util/table_format.h"
@@ -121,9 +122,7 @@ ModelSamples measure_model(const RegressionConfig& c, const std::string& name, c
 }  // namespace
 
 double paired_speedup(const std::vector<double>& native_blocks, const std::vector<double>& compiled_blocks) {
-  std::vector<double> ratios;
-  for (size_t i = 0; i < std::min(native_blocks.size(), compiled_blocks.size()); ++i)
-    if (native_blocks[i] > 0 && compiled_blocks[i] > 0) ratios.push_back(native_blocks[i] / compiled_blocks[i]);
+  const std::vector<double> ratios = round_ratios(native_blocks, compiled_blocks);
   return ratios.empty() ? 0.0 : median(ratios);
 }
 

@@ -61,4 +61,11 @@ std::string to_string(PairedVerdict verdict) {
   return "unconfirmed";
 }
 
+std::vector<double> round_ratios(const std::vector<double>& numerators, const std::vector<double>& denominators) {
+  std::vector<double> ratios;
+  for (size_t i = 0; i < numerators.size() && i < denominators.size(); ++i)
+    if (numerators[i] > 0 && denominators[i] > 0) ratios.push_back(numerators[i] / denominators[i]);
+  return ratios;
+}
+
 }  // namespace tune

@@ -22,6 +22,10 @@ struct PairedRatio {
   PairedVerdict verdict = PairedVerdict::unconfirmed;
 };
 
+// Each round's ratio numerators[i] / denominators[i] of two sides' per-round figures (a paired trial's block times),
+// over the rounds both ran with a positive figure.
+std::vector<double> round_ratios(const std::vector<double>& numerators, const std::vector<double>& denominators);
+
 // From each round's ratio (> 0). Rounds are paired (both sides ran back to back), so the interval is the one-sample
 // t-interval of the mean log ratio at `confidence` (0.95), exponentiated. Throws std::invalid_argument quoting a
 // ratio that is not positive or a confidence outside (0, 1).

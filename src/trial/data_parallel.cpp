@@ -13,11 +13,11 @@
 #include <filesystem>
 #include <fstream>
 #include <new>
-#include <numeric>
 #include <optional>
 #include <thread>
 
 #include "compile/gradient_reducer.h"
+#include "stats/statistics.h"
 #include "trial/backend_registry.h"
 #include "trial/device_memory.h"
 #include "trial/lr_schedule.h"
@@ -129,8 +129,6 @@ class RankTrainer {
   int done_ = 0;
 };
 
-double mean(const std::vector<double>& v) { return std::accumulate(v.begin(), v.end(), 0.0) / static_cast<double>(v.size()); }
-
 // The parallel steps every rank runs in lockstep: the warm-up, then per round a barrier (while rank 0 trains alone,
 // the others wait there) and a block; a learning-rate trial runs its steps with no rounds.
 struct Schedule {
@@ -174,11 +172,7 @@ namespace {
 // Each rank's share of the machine: the spec's threads and memory cap divided among the ranks.
 void size_rank_process(const TrialSpec& spec) {
   const int ranks = spec.distributed.ranks;
-  if (spec.threads > 0) at::set_num_threads(std::max(1, spec.threads / ranks));
-  try {
-    at::set_num_interop_threads(1);
-  } catch (const c10::Error&) {  // sized already (a second trial in one test process)
-  }
+  if (spec.threads > 0) set_trial_threads(std::max(1, spec.threads / ranks));
   if (spec.memory_limit_bytes > 0) cap_device_memory(spec.step.device, spec.memory_limit_bytes / ranks);
 }
 

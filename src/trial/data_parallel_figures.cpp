@@ -8,11 +8,7 @@
 namespace tune {
 
 PairedRatio scaling_efficiency(const DataParallelPart& d) {
-  std::vector<double> ratios;
-  for (size_t i = 0; i < d.solo_block_times.size() && i < d.parallel_block_times.size(); ++i)
-    if (d.solo_block_times[i] > 0 && d.parallel_block_times[i] > 0)
-      ratios.push_back(d.solo_block_times[i] / d.parallel_block_times[i]);
-  return paired_ratio(ratios, 0.95);
+  return paired_ratio(round_ratios(d.solo_block_times, d.parallel_block_times), 0.95);
 }
 
 double exposed_comm_share(const DataParallelPart& d) {

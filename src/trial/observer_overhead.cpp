@@ -25,11 +25,7 @@ ObserverOverhead overhead_of(const PairedPart& bare, const PairedPart& observed)
   o.graphs_observed = graph_counts(observed.compile_info);
   o.status = observed.ok() ? "ok" : to_string(observed.status) + " at " + observed.error_stage + ": " +
                                         observed.error_message.substr(0, 300);
-  std::vector<double> ratios;
-  for (size_t i = 0; i < bare.block_times.size() && i < observed.block_times.size(); ++i)
-    if (bare.block_times[i] > 0 && observed.block_times[i] > 0)
-      ratios.push_back(observed.block_times[i] / bare.block_times[i]);
-  o.step_time = paired_ratio(ratios, 0.95);
+  o.step_time = paired_ratio(round_ratios(observed.block_times, bare.block_times), 0.95);
   return o;
 }
 

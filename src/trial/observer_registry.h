@@ -4,8 +4,9 @@
 // Torch-free: the CLI's checks and the report ask it; trial/step_observers.h (libtorch backends) and
 // src/trial/step_observers.py (the Python worker's) implement each entry.
 //
-// Adding an observer: its entry here, its class in trial/step_observers.cpp and in step_observers.py (the test
-// ObserverRegistry.EveryEntryHasBothImplementations holds the three to one list).
+// Adding an observer: its entry here, its class in trial/step_observers.cpp and in step_observers.py (the tests
+// ObserverRegistry.ThePythonWorkersObserversAreTheRegistrys and StepObservers.EveryRegisteredObserverHasALibtorchClass
+// hold the three to one list).
 #pragma once
 #include <string>
 #include <vector>

@@ -77,14 +77,6 @@ void on_member_stream(Member& m, at::Generator& generator, const char* stage, Wo
   m.rng_state = generator.get_state();
 }
 
-// Where an observer writes: a folder per label under the trial's folder ("tensor-stats:10" -> tensor-stats-10).
-std::string observer_dir(const std::string& work_dir, const std::string& label) {
-  std::string name = label;
-  for (char& c : name)
-    if (c == ':') c = '-';
-  return (std::filesystem::path(work_dir.empty() ? "." : work_dir) / "observers" / name).string();
-}
-
 // The calibration workload is seeded like a model (build_model seeds with spec.seed before building). A Python
 // member's model is the worker's, built when it starts.
 void build_member_step(Member& m, const std::string& work_dir) {
@@ -95,10 +87,7 @@ void build_member_step(Member& m, const std::string& work_dir) {
     return;
   }
   m.step = build_trial_step(m.spec, m.r, &m.model);
-  if (!m.spec.step.observer.empty())
-    m.observer = make_step_observer(m.spec.step.observer, m.model,
-                                    {observer_dir(work_dir, m.spec.step.observer), m.spec.step.device,
-                                     m.spec.test.observer_fails_at_step});
+  m.observer = make_trial_observer(m.spec, m.model, work_dir);
 }
 
 // The members: spec.step.backend, each paired backend, then spec.step.backend with each observer. Each model is

@@ -7,6 +7,7 @@
 #include <torch/csrc/autograd/profiler_kineto.h>
 #include <torch/csrc/jit/frontend/tracer.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -261,8 +262,14 @@ std::unique_ptr<StepObserver> observer_for(const ObserverLabel& label, const Tra
 
 }  // namespace
 
-std::vector<std::string> step_observer_names() {
-  return {"profiler", "profiler-detail", "profiler-schedule", "anomaly", "tensor-stats", "loss-log"};
+std::unique_ptr<StepObserver> make_trial_observer(const TrialSpec& spec, const TrainableModel& model,
+                                                  const std::string& work_dir) {
+  if (spec.step.observer.empty()) return nullptr;
+  std::string folder = spec.step.observer;
+  std::replace(folder.begin(), folder.end(), ':', '-');
+  const auto dir = std::filesystem::path(work_dir.empty() ? "." : work_dir) / "observers" / folder;
+  return make_step_observer(spec.step.observer, model,
+                            {dir.string(), spec.step.device, spec.test.observer_fails_at_step});
 }
 
 std::unique_ptr<StepObserver> make_step_observer(const std::string& label, const TrainableModel& model,

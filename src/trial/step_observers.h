@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "models/model_factory.h"
+#include "trial/trial_spec.h"
 
 namespace tune {
 
@@ -41,8 +42,11 @@ struct ObserverPlace {
 std::unique_ptr<StepObserver> make_step_observer(const std::string& label, const TrainableModel& model,
                                                  const ObserverPlace& place);
 
-// The names the libtorch side implements (the registry's test holds them to its entries).
-std::vector<std::string> step_observer_names();
+// The observer a trial's spec names (step.observer) on `model`, writing under work_dir/observers/LABEL (':' as '-',
+// as the Python worker's; work_dir "" is the current folder), failing where its test hook says; nothing when the
+// spec names none.
+std::unique_ptr<StepObserver> make_trial_observer(const TrialSpec& spec, const TrainableModel& model,
+                                                  const std::string& work_dir);
 
 // The statistics a debugger takes of one tensor, in the order written: norm (2-norm), min, max, mean, and the
 // counts of NaN and inf elements; in fp32 whatever the tensor's type (an fp16 tensor's norm overflows).

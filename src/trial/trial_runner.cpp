@@ -93,21 +93,12 @@ double label_prior_loss(const TrialSpec& spec, const std::vector<Batch>& batches
   return batches_label_entropy(batches);
 }
 
-// The spec's observer on the model, writing under work_dir/observers (nothing when the spec names none).
-std::unique_ptr<StepObserver> trial_observer(const TrialSpec& spec, const TrainableModel& model,
-                                             const std::string& work_dir) {
-  if (spec.step.observer.empty()) return nullptr;
-  const auto dir = std::filesystem::path(work_dir.empty() ? "." : work_dir) / "observers";
-  return make_step_observer(spec.step.observer, model, {dir.string(), spec.step.device,
-                                                        spec.test.observer_fails_at_step});
-}
-
 TrialResult run_trial_body(const TrialSpec& spec, const std::string& work_dir) {
   TrialResult r;
   WarningCapture warnings;
   TrainableModel model;
   auto step = build_trial_step(spec, r, &model);
-  const auto observer = trial_observer(spec, model, work_dir);
+  const auto observer = make_trial_observer(spec, model, work_dir);
   std::vector<Batch> held_out;
   const std::vector<Batch> pool = trial_batch_pool(spec, &held_out);
   r.flops_per_step = trial_flops_per_step(spec, pool.front());
@@ -128,21 +119,6 @@ TrialResult run_trial_body(const TrialSpec& spec, const std::string& work_dir) {
   if (r.ok() && !held_out.empty())
     apply_held_out_score(score_held_out(model, held_out), batches_label_entropy(held_out), r);
   return r;
-}
-
-// Intra-op threads from the instance. The inter-op pool can be sized once per process, before any
-// parallel work: a trial process does it first; a second in-process trial (tests) keeps the first size.
-void set_trial_threads(int threads) {
-  at::set_num_threads(threads);
-  static const bool interop_sized = [] {
-    try {
-      at::set_num_interop_threads(1);
-      return true;
-    } catch (const c10::Error&) {
-      return false;
-    }
-  }();
-  (void)interop_sized;
 }
 
 }  // namespace
@@ -203,6 +179,21 @@ TrialResult run_worker_trial_body(const TrialSpec& spec, const std::string& work
 }
 
 }  // namespace
+
+// Intra-op threads from the instance. The inter-op pool can be sized once per process, before any
+// parallel work: a trial process does it first; a second in-process trial (tests) keeps the first size.
+void set_trial_threads(int threads) {
+  at::set_num_threads(threads);
+  static const bool interop_sized = [] {
+    try {
+      at::set_num_interop_threads(1);
+      return true;
+    } catch (const c10::Error&) {
+      return false;
+    }
+  }();
+  (void)interop_sized;
+}
 
 TrialResult run_trial_in_process(const TrialSpec& spec, const std::string& work_dir) {
   try {

@@ -39,6 +39,8 @@ std::vector<Batch> trial_batch_pool(const TrialSpec& spec, std::vector<Batch>* h
 std::unique_ptr<TrainStep> build_trial_step(const TrialSpec& spec, TrialResult& r, TrainableModel* kept = nullptr);
 // Prepares (compiles) the step on `example`; false with r set to the compile error.
 bool prepare_trial_step(const TrialSpec& spec, TrainStep& step, const Batch& example, TrialResult& r);
+// libtorch's intra-op threads for a trial (0 leaves them); the inter-op pool is sized to 1 once per process.
+void set_trial_threads(int threads);
 // Whether a step's exception means it ran out of memory (oom) rather than crashed.
 bool is_out_of_memory(const std::exception& e);
 
