@@ -12,6 +12,7 @@
 #include "report/config_emitters.h"
 #include "test_helpers.h"
 #include "util/paths.h"
+#include "util/table_format.h"
 
 using namespace tune;
 using tune::testing::temp_dir;
@@ -194,8 +195,43 @@ TEST(Answer, TheBatchIsSplitOverDevicesAndAccumulatedWithinTheMemory) {
   EXPECT_EQ(none_fits->per_device_batch, 1);
   EXPECT_EQ(none_fits->gradient_accumulation, 16);
   EXPECT_NE(none_fits->hardware_note.find("no batch of the ramp ran within"), std::string::npos);
-  EXPECT_THROW(answer_from(table, AnswerOptions{JobLength{}, kWarmupShare, 0}), std::invalid_argument);
+  EXPECT_THROW(answer_from(table, AnswerOptions{JobLength{}, kWarmupShare, -1}), std::invalid_argument);
   const auto hf = nlohmann::json::parse(emitted("hf", *capped));
   EXPECT_EQ(hf["per_device_train_batch_size"], 8);
   EXPECT_EQ(hf["gradient_accumulation_steps"], 2);
+}
+
+// A data-parallel row (`tune --model --ranks 2`) stores the batch per rank, and its rate was found for the batch of
+// all ranks: the user's devices split that effective batch, by default as many devices as ranks; on one device the
+// effective batch is kept by a larger step, not halved; --job-hours counts steps of every rank's samples.
+TEST(Answer, ADataParallelRowsBatchIsPerRankAndItsRateIsForAllRanks) {
+  TestedModelsTable table = rows_of("roberta-base");
+  for (TableRow& row : table.rows) row.step_options += ",ranks=2";
+  const auto as_searched = answer_from(table, AnswerOptions{JobLength{}, kWarmupShare});
+  ASSERT_TRUE(as_searched);
+  const int per_rank = as_searched->batch_size;
+  EXPECT_EQ(as_searched->ranks, 2);
+  EXPECT_EQ(as_searched->devices, 2);
+  EXPECT_EQ(as_searched->per_device_batch, per_rank);
+  EXPECT_DOUBLE_EQ(as_searched->job_learning_rate, as_searched->learning_rate);
+  EXPECT_NE(describe_run(*as_searched).find(strf("batch %d per rank x 2 ranks", per_rank)), std::string::npos)
+      << describe_run(*as_searched);
+
+  const auto one = answer_from(table, AnswerOptions{JobLength{}, kWarmupShare, 1});
+  EXPECT_EQ(one->per_device_batch, 2 * per_rank);
+  EXPECT_DOUBLE_EQ(one->job_learning_rate, one->learning_rate);
+  EXPECT_NE(one->hardware_note.find(strf("effective batch stays %d", 2 * per_rank)), std::string::npos)
+      << one->hardware_note;
+  EXPECT_NE(one->hardware_note.find("not measured on 1 devices"), std::string::npos) << one->hardware_note;
+
+  const auto four = answer_from(table, AnswerOptions{JobLength{}, kWarmupShare, 4});
+  EXPECT_EQ(four->per_device_batch * four->devices, std::max(4, 2 * per_rank));
+
+  const TableRow& row = row_of(table, as_searched->precision);
+  const BestConfig& compiled = row.compiled_result()->best;
+  const double break_even = row.confirmed_amortization.break_even_steps;
+  const double hours_per_step = 2.0 * compiled.batch_size / compiled.samples_per_second / 3600;
+  // 0.7 of the break-even: counting the per-rank batch as all of a step's samples would make it 1.4 and compile.
+  EXPECT_FALSE(answer_from(table, AnswerOptions{JobLength{0, 0.7 * break_even * hours_per_step}, kWarmupShare})->compile);
+  EXPECT_TRUE(answer_from(table, AnswerOptions{JobLength{0, 1.5 * break_even * hours_per_step}, kWarmupShare})->compile);
 }

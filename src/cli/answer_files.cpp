@@ -15,16 +15,17 @@ po::options_description emit_flags() {
       ("emit", po::value<std::string>(), ("write the config to run for a library, comma-separated: " +
                                           join(reporter_formats(config_emitters()), ", ")).c_str())
       ("emit-dir", po::value<std::string>()->default_value("."), "folder for --emit's files")
-      ("devices", po::value<int>()->default_value(1), "data-parallel devices you train on: the answer's batch is split "
-                                                       "over them (per-device batch, accumulation, rate if it must change)")
+      ("devices", po::value<int>(), "data-parallel devices you train on (default: as many as the search's --ranks): "
+                                    "the answer's batch is split over them (per-device batch, accumulation, rate if it "
+                                    "must change)")
       ("max-memory", po::value<std::string>(), "what one of your devices may hold, e.g. 16GiB: a batch whose measured "
                                                "peak exceeds it is reached by gradient accumulation");
   return desc;
 }
 
 AnswerOptions answer_options(const po::variables_map& vm, const JobLength& job, double warmup_share) {
-  AnswerOptions options{job, warmup_share, vm["devices"].as<int>(), 0};
-  if (options.devices < 1) throw std::invalid_argument("--devices " + std::to_string(options.devices) + ": expected at least 1");
+  AnswerOptions options{job, warmup_share, vm.count("devices") ? vm["devices"].as<int>() : 0, 0};
+  if (vm.count("devices") && options.devices < 1) throw std::invalid_argument("--devices " + std::to_string(options.devices) + ": expected at least 1");
   if (vm.count("max-memory")) options.max_memory_bytes = parse_bytes(vm["max-memory"].as<std::string>());
   return options;
 }

@@ -26,6 +26,12 @@ std::string paired_words(const TableRow& row) {
               p.ci_low, p.ci_high, p.rounds);
 }
 
+// The processes each of the row's steps ran over: its step options' ranks=N (1 for a one-process row).
+int ranks_of(const TableRow& row) {
+  const std::string ranks = step_option(row.step_options, "ranks");
+  return ranks.empty() ? 1 : std::max(1, std::atoi(ranks.c_str()));
+}
+
 // Whether to compile, and why: only a paired "faster" is a finding; a given job must outlast the break-even.
 std::pair<bool, std::string> compile_decision(const TableRow& row, const JobLength& job) {
   const BackendResult* compiled = row.compiled_result();
@@ -41,9 +47,11 @@ std::pair<bool, std::string> compile_decision(const TableRow& row, const JobLeng
                           a.batch_size, format_duration(a.break_even_seconds).c_str());
   if (row.shows_warm() && row.warm_amortization.worth_compiling)
     pays += strf(", %.0f steps with a warm compile cache", row.warm_amortization.break_even_steps);
-  // --job-hours counts steps at the compiled config's speed, as the table's recommendation does.
-  const double steps = job.steps > 0 ? job.steps
-                       : job.hours > 0 ? job.hours * 3600 * compiled->best.samples_per_second / compiled->best.batch_size
+  // --job-hours counts steps at the compiled config's speed, as the table's recommendation does; a data-parallel
+  // row's samples/s count every rank, its batch is one rank's.
+  const double samples_per_step = double(compiled->best.batch_size) * ranks_of(row);
+  const double steps = job.steps > 0   ? job.steps
+                       : job.hours > 0 ? job.hours * 3600 * compiled->best.samples_per_second / samples_per_step
                                        : 0;
   if (steps > 0 && steps * compiled->best.batch_size <= a.break_even_steps * a.batch_size)
     return {false, strf("your %.0f-step job is shorter than the break-even: ", steps) + paired_words(row) + "; " + pays};
@@ -88,36 +96,36 @@ int largest_batch_within(const BackendResult& run, int64_t max_memory) {
   return largest;
 }
 
-// Splits the effective batch over the devices, and each device's share into accumulation steps the memory holds.
+// Splits the searched effective batch (batch x ranks) over the user's devices (by default as many as the ranks), and
+// each device's share into accumulation steps the memory holds.
 void fit_to_hardware(RunAnswer& a, const BackendResult& run, const AnswerOptions& options) {
-  a.devices = options.devices;
-  const int per_device_need = std::max(1, (a.batch_size + options.devices - 1) / options.devices);
+  a.devices = options.devices > 0 ? options.devices : a.ranks;
+  const int searched = a.batch_size * a.ranks;
+  const int per_device_need = std::max(1, (searched + a.devices - 1) / a.devices);
   std::vector<std::string> why;
-  int fits = per_device_need;
-  if (options.max_memory_bytes > 0) {
-    fits = largest_batch_within(run, options.max_memory_bytes);
-    if (fits == 0) {
-      fits = 1;
-      why.push_back("no batch of the ramp ran within " + format_bytes(options.max_memory_bytes) +
-                    " (measured on " + a.instance + "): each device steps 1, which may not fit either");
-    }
-  }
-  a.gradient_accumulation = (per_device_need + fits - 1) / fits;
+  const int fits = options.max_memory_bytes > 0 ? largest_batch_within(run, options.max_memory_bytes) : per_device_need;
+  if (fits == 0)
+    why.push_back("no batch of the ramp ran within " + format_bytes(options.max_memory_bytes) + " (measured on " +
+                  a.instance + "): each device steps 1, which may not fit either");
+  a.gradient_accumulation = (per_device_need + std::max(1, fits) - 1) / std::max(1, fits);
   a.per_device_batch = (per_device_need + a.gradient_accumulation - 1) / a.gradient_accumulation;
-  const int effective = a.per_device_batch * a.gradient_accumulation * options.devices;
+  const int effective = a.per_device_batch * a.gradient_accumulation * a.devices;
   if (a.gradient_accumulation > 1)
     why.push_back(strf("batch %d does not fit %s per device (the largest measured within it: %d), so each device "
                        "steps %d and accumulates %d", per_device_need, format_bytes(options.max_memory_bytes).c_str(),
-                       fits, a.per_device_batch, a.gradient_accumulation));
+                       std::max(1, fits), a.per_device_batch, a.gradient_accumulation));
   a.job_learning_rate = a.learning_rate;
-  if (effective != a.batch_size) {
-    a.job_learning_rate = sqrt_rule_rate(a.learning_rate, a.batch_size, effective);
+  if (effective != searched) {
+    a.job_learning_rate = sqrt_rule_rate(a.learning_rate, searched, effective);
     why.push_back(strf("the effective batch is %d, not %d: the rate scaled by the square-root rule to %.2e",
-                       effective, a.batch_size, a.job_learning_rate));
-  } else if (options.devices > 1 || a.gradient_accumulation > 1) {
+                       effective, searched, a.job_learning_rate));
+  } else if (a.devices > 1 || a.gradient_accumulation > 1 || a.devices != a.ranks) {
     why.push_back(strf("the effective batch stays %d (%d per device x %d accumulated x %d devices), so the rate "
-                       "stays", effective, a.per_device_batch, a.gradient_accumulation, options.devices));
+                       "stays", effective, a.per_device_batch, a.gradient_accumulation, a.devices));
   }
+  if (a.devices != a.ranks && a.ranks > 1)
+    why.push_back(strf("the search ran %d ranks of batch %d: its samples/s are not measured on %d devices", a.ranks,
+                       a.batch_size, a.devices));
   a.hardware_note = join(why, "; ");
 }
 
@@ -133,6 +141,7 @@ RunAnswer answer_for_row(const TableRow& row, const AnswerOptions& options) {
   if (const BackendResult* c = row.compiled_result()) a.compiled_backend = c->backend;
   const BackendResult& run = compile ? *row.compiled_result() : *row.native_result();
   a.backend = run.backend, a.batch_size = run.best.batch_size, a.learning_rate = run.best.learning_rate;
+  a.ranks = ranks_of(row);
   a.samples_per_second = config_speed(run);
   a.optimizer = step_option(row.step_options, "optimizer");
   if (a.optimizer.empty()) a.optimizer = "adamw";
@@ -164,7 +173,7 @@ bool answerable(const TableRow& row) {
 }  // namespace
 
 std::optional<RunAnswer> answer_from(const TestedModelsTable& table, const AnswerOptions& options) {
-  if (options.devices < 1) throw std::invalid_argument(strf("--devices %d: expected at least 1", options.devices));
+  if (options.devices < 0) throw std::invalid_argument(strf("--devices %d: expected at least 1", options.devices));
   std::optional<RunAnswer> best;
   std::vector<RunAnswer> all;
   for (const TableRow& row : table.rows)
@@ -180,7 +189,8 @@ std::optional<RunAnswer> answer_from(const TestedModelsTable& table, const Answe
 }
 
 std::string describe_run(const RunAnswer& a) {
-  return a.precision + ", " + a.backend + ", batch " + std::to_string(a.batch_size) + ", learning rate " +
+  const std::string ranks = a.ranks > 1 ? strf(" per rank x %d ranks", a.ranks) : "";
+  return a.precision + ", " + a.backend + ", batch " + std::to_string(a.batch_size) + ranks + ", learning rate " +
          strf("%.1e", a.learning_rate);
 }
 

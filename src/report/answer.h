@@ -22,8 +22,9 @@ struct RunAnswer {
   std::string compiled_backend;  // the row's fastest compiled backend ("" where none ran)
   bool compile = false;          // the paired verdict says faster (and a given job outlasts the break-even)
   std::string compile_reason;    // the verdict in words, with its interval and break-even
-  int batch_size = 0;
-  double learning_rate = 0;
+  int batch_size = 0;            // per rank where the row ran data-parallel (ranks > 1)
+  int ranks = 1;                 // the processes each of the row's steps ran over (`tune --model --ranks N`)
+  double learning_rate = 0;      // found for the effective batch, batch_size x ranks
   double samples_per_second = 0;  // of the config to run (its confirmation rounds' where they ran)
   std::string optimizer;          // adamw or fused: AdamW, weight decay 0.01, betas 0.9/0.999, eps 1e-8, no clipping
   std::string lr_schedule;        // constant or cosine, after a linear warm-up over warmup_share of the steps
@@ -39,8 +40,8 @@ struct RunAnswer {
   bool budget_cut = false;          // the budget ended a part of the searches behind the row
   int trials = 0;
   // For the user's hardware (AnswerOptions: devices, memory per device): the batch each device steps, the gradient
-  // accumulation and the rate that keep batch_size as the effective batch (per_device_batch x accumulation x
-  // devices); the rate is scaled by the square-root rule (tuners/batch_scaling.h, the rule tune's rate transfer
+  // accumulation and the rate that keep the searched effective batch (batch_size x ranks = per_device_batch x
+  // accumulation x devices); the rate is scaled by the square-root rule (tuners/batch_scaling.h, the rule tune's rate transfer
   // starts from) only where the effective batch cannot be kept. hardware_note says what changed and why.
   int devices = 1;
   int per_device_batch = 0;
@@ -52,7 +53,7 @@ struct RunAnswer {
 struct AnswerOptions {
   JobLength job;              // --job-steps / --job-hours: compile only when the job outlasts the break-even
   double warmup_share = 0.1;  // the search settings' lr_warmup_share (see answer_from)
-  int devices = 1;            // --devices: data-parallel devices the user trains on
+  int devices = 0;            // --devices: data-parallel devices the user trains on (0: as many as the row's ranks)
   int64_t max_memory_bytes = 0;  // --max-memory: what one device may hold (0: as measured, no limit)
 };
 
@@ -61,10 +62,11 @@ struct AnswerOptions {
 // no row has a searched eager best.
 // The rate's trials warmed up over lround(warmup_share x steps), so where their steps agree with it the job gets
 // that share, else the trials' own ratio. With a memory limit, the largest batch whose measured peak memory (on
-// the row's instance) fits it is the most a device steps at once. Throws std::invalid_argument quoting devices < 1.
+// the row's instance) fits it is the most a device steps at once. Throws std::invalid_argument quoting devices < 0.
 std::optional<RunAnswer> answer_from(const TestedModelsTable& table, const AnswerOptions& options);
 
-// "bf16, eager, batch 16, learning rate 3.0e-04": the config in one phrase.
+// "bf16, eager, batch 16, learning rate 3.0e-04" ("batch 8 per rank x 2 ranks" for a data-parallel row): the config
+// in one phrase.
 std::string describe_run(const RunAnswer& a);
 // What the rate was found for: "AdamW; linear warm-up over 10% of the steps, then cosine decay; ranked after 12 steps
 // from a random start on <data>".

@@ -169,11 +169,16 @@ void check_data_parallel_spec(const TrialSpec& spec) {
 
 namespace {
 
-// Each rank's share of the machine: the spec's threads and memory cap divided among the ranks.
+// Each rank's share of the machine: the spec's threads and memory cap divided among the ranks. A cap that cannot be
+// set is the setup's failure, as in a one-process trial: the rank would otherwise run unbounded.
 void size_rank_process(const TrialSpec& spec) {
   const int ranks = spec.distributed.ranks;
   if (spec.threads > 0) set_trial_threads(std::max(1, spec.threads / ranks));
-  if (spec.memory_limit_bytes > 0) cap_device_memory(spec.step.device, spec.memory_limit_bytes / ranks);
+  const int64_t share = spec.memory_limit_bytes / ranks;
+  if (spec.memory_limit_bytes > 0 && !cap_device_memory(spec.step.device, share))
+    throw std::invalid_argument("cannot cap " + spec.step.device + " memory at " + std::to_string(share) +
+                                " bytes (the trial's " + std::to_string(spec.memory_limit_bytes) + " over " +
+                                std::to_string(ranks) + " ranks)");
 }
 
 // The parallel member's schedule on any rank. Rank 0 (figures given) keeps its peak memory after the parallel
@@ -218,6 +223,8 @@ int run_data_parallel_rank(const TrialSpec& spec, int rank, const std::string& w
     run_parallel_schedule(spec, *group, parallel, nullptr);
     r.status = TrialStatus::ok;
     r.losses = parallel.losses();
+  } catch (const std::invalid_argument& e) {
+    r = failed_result(TrialStatus::invalid, "rank " + std::to_string(rank), e.what());
   } catch (const std::exception& e) {
     r = failed_result(is_out_of_memory(e) ? TrialStatus::oom : TrialStatus::crashed, "rank " + std::to_string(rank),
                       e.what());
@@ -361,11 +368,11 @@ TrialResult failure_of(const TrialSpec& spec, const std::exception& e, const Ran
 TrialResult run_data_parallel_trial(const TrialSpec& spec, const std::string& work_dir) {
   try {
     check_data_parallel_spec(spec);
+    size_rank_process(spec);
   } catch (const std::invalid_argument& e) {
     return failed_result(TrialStatus::invalid, "setup", e.what());
   }
   fs::remove(in_dir(work_dir, "dp-store"));
-  size_rank_process(spec);
   TrialResult r;
   r.data_parallel.ranks = spec.distributed.ranks;
   r.data_parallel.per_rank_batch = spec.batch_size;
