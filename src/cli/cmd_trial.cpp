@@ -33,6 +33,22 @@ TrialSpec spec_from_file(const std::string& spec_path) {
   }
 }
 
+// --save-compile-artifacts / --compile-artifacts FILE: only a backend that compiles through Inductor's caches has any.
+void carry_compile_flags(const po::variables_map& vm, TrialSpec& spec) {
+  const bool save = vm.count("save-compile-artifacts") > 0;
+  if (!save && !vm.count("compile-artifacts")) return;
+  if (!keeps_compile_cache(spec.step.backend))
+    throw std::invalid_argument("--save-compile-artifacts/--compile-artifacts with --backend '" + spec.step.backend +
+                                "': expected a backend with a persistent compile cache (inductor)");
+  spec.save_compile_artifacts = save;
+  if (!vm.count("compile-artifacts")) return;
+  const std::string file = vm["compile-artifacts"].as<std::string>();
+  if (!std::filesystem::is_regular_file(file))
+    throw std::invalid_argument("--compile-artifacts '" + file + "': expected a compile-artifacts.bin a trial saved "
+                                "(tune trial --save-compile-artifacts)");
+  spec.compile_artifacts = std::filesystem::absolute(file).string();
+}
+
 TrialSpec spec_from_flags(const po::variables_map& vm) {
   if (!vm.count("model")) throw std::invalid_argument("tune trial: give --spec FILE or --model NAME");
   TrialSpec spec;
@@ -62,6 +78,7 @@ TrialSpec spec_from_flags(const po::variables_map& vm) {
     spec.paired.rounds = SearchSettings{}.observer_rounds;
     spec.paired.block_steps = SearchSettings{}.observer_block_steps;
   }
+  carry_compile_flags(vm, spec);
   if (vm.count("steps")) {
     spec.purpose = TrialPurpose::learning_rate;
     spec.train_steps = vm["steps"].as<int>();
@@ -98,6 +115,11 @@ int run_trial(int argc, char** argv) {
       ("observers", po::value<std::string>(), "without --spec: an observer trial, the step without and with each of "
                                               "these tools in alternating blocks (6 rounds of 5 steps)")
       ("ranks", po::value<int>(), "without --spec: a data-parallel trial of this many ranks (processes; the batch is per rank)")
+      ("save-compile-artifacts", "without --spec: write the compile's artifacts (torch.compiler.save_cache_artifacts) "
+                                 "into the trial folder, to carry to another process or machine")
+      ("compile-artifacts", po::value<std::string>(), "without --spec: load this compile-artifacts.bin into a fresh "
+                                                      "cache before compiling (a carried compile: its time is the "
+                                                      "warm compile on this machine)")
       ("rank", po::value<int>(), "internal: run this rank of the --spec's data-parallel trial (started by its rank 0)")
       ("out", po::value<std::string>()->default_value("-"), "result JSON file ('-': standard output)")
       ("dir", po::value<std::string>(), (join(backend_names(BackendRoute::python_worker)) +

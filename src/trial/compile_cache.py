@@ -193,3 +193,80 @@ def seal(folder, device, trial_dir):
             json.dump(manifest, f, indent=1, sort_keys=True)
         os.replace(tmp, os.path.join(folder, MANIFEST))
 
+
+
+# ---- carried compile artifacts (torch.compiler.save_cache_artifacts, "Mega-Cache") ----
+# What a trial's compiles put in Inductor's caches, as one file another process (on another machine) loads before it
+# compiles. Its sidecar says who made it and a digest of its bytes: a file from another torch, Python or device, or
+# whose bytes changed, is not loaded (the compile is then cold, and says why). Another machine is allowed (that is
+# what carrying is for) and named in the account: torch's own keys decide what hits there.
+
+ARTIFACTS = "compile-artifacts.bin"
+ARTIFACTS_SIDECAR = "compile-artifacts.json"
+
+
+def save_artifacts(torch, trial_dir, device):
+    """Writes this process's compile artifacts into trial_dir; returns an account ("saved 350 KB: inductor 2, ...")."""
+    saved = torch.compiler.save_cache_artifacts()
+    if saved is None:
+        return "no compile artifacts to save (nothing was compiled through Inductor's caches)"
+    data, info = saved
+    entries = {kind: len(keys) for kind, keys in info.artifacts.items() if keys}
+    path = os.path.join(trial_dir, ARTIFACTS)
+    with open(path, "wb") as f:
+        f.write(data)
+    sidecar = {"format": FORMAT, "identity": identity(device), "bytes": len(data),
+               "digest": hashlib.blake2b(data, digest_size=16).hexdigest(), "entries": entries,
+               "created_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    with open(os.path.join(trial_dir, ARTIFACTS_SIDECAR), "w") as f:
+        json.dump(sidecar, f, indent=1, sort_keys=True)
+    return "saved %d bytes to %s (%s)" % (len(data), path, describe_entries(entries))
+
+
+def describe_entries(entries):
+    return ", ".join("%s %d" % (kind, n) for kind, n in sorted(entries.items())) or "no entries"
+
+
+def why_not_loadable(sidecar, data, me):
+    """Why a carried artifacts file must not be loaded, or None."""
+    if "unreadable" in sidecar:
+        return "its sidecar %s is damaged (%s)" % (ARTIFACTS_SIDECAR, sidecar["unreadable"])
+    if sidecar.get("format") != FORMAT:
+        return "its sidecar has format %r, this tune writes %d" % (sidecar.get("format"), FORMAT)
+    made_with = sidecar.get("identity", {})
+    for key in ("torch", "python", "device"):
+        if made_with.get(key) != me[key]:
+            return "it was made with %s %r, this trial runs %s %r" % (key, made_with.get(key), key, me[key])
+    if len(data) != sidecar.get("bytes") or hashlib.blake2b(data, digest_size=16).hexdigest() != sidecar.get("digest"):
+        return "damaged: its bytes changed since tune saved them"
+    return None
+
+
+def read_sidecar(path):
+    try:
+        with open(os.path.join(os.path.dirname(path), ARTIFACTS_SIDECAR)) as f:
+            sidecar = json.load(f)
+        return sidecar if isinstance(sidecar, dict) else {"unreadable": "not a JSON object"}
+    except (OSError, ValueError) as e:
+        return {"unreadable": "%s: %s" % (type(e).__name__, e)}
+
+
+def load_artifacts(torch, path, device):
+    """Loads a carried artifacts file into the (empty) Inductor cache before the trial compiles. Returns (account,
+    refused): the account names the file, its maker and what it held; refused says why it was not loaded (or None).
+    A path that is not a readable file is the user's error (ValueError)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        raise ValueError("compile artifacts '%s' cannot be read: %s (expected a %s a trial saved)" % (path, e, ARTIFACTS))
+    sidecar = read_sidecar(path)
+    me = identity(device)
+    why = why_not_loadable(sidecar, data, me)
+    if why is not None:
+        return "carried artifacts %s not loaded" % path, why
+    torch.compiler.load_cache_artifacts(data)
+    made_on = sidecar["identity"].get("machine")
+    where = "this machine" if made_on == me["machine"] else "another machine (%s)" % made_on
+    return "carried artifacts %s, made %s on %s (%s)" % (path, sidecar.get("created_at", "?"), where,
+                                                         describe_entries(sidecar.get("entries", {}))), None

@@ -54,12 +54,15 @@ def prepare_inductor_cache(out_dir, spec):
     rebuilt (or None)."""
     shared = os.environ.get("TUNE_INDUCTOR_CACHE_DIR", "")
     study = spec.get("compile_cache_dir", "")
+    if spec.get("compile_artifacts"):
+        shared, study = "", ""  # carried artifacts load into a fresh cache: a warm local one would hide what they hold
     if not (shared or study):
         cache = os.path.join(out_dir, "inductor-cache")
         shutil.rmtree(cache, ignore_errors=True)
         os.makedirs(cache)
         point_inductor_at(cache)
-        return cache, "cold (fresh TORCHINDUCTOR_CACHE_DIR in the trial folder)", True, None
+        fresh = "fresh TORCHINDUCTOR_CACHE_DIR in the trial folder"
+        return cache, fresh if spec.get("compile_artifacts") else "cold (%s)" % fresh, True, None
     cache = shared or study
     whose = "shared cache " + shared + " (TUNE_INDUCTOR_CACHE_DIR)" if shared else "the study's cache for this shape " + study
     try:
@@ -420,6 +423,7 @@ class Session:
         self.spec, self.torch, self.transformers, self.step = spec, None, None, None
         self.cache, self.cold, self.cache_state, self.failed = None, False, "", False
         self.cache_rebuilt, self.work_dir, self.observer = None, "", None
+        self.artifacts_refused = None
         self.steps_done, self.frames_after_first_step = 0, None
         self._catching = warnings.catch_warnings(record=True)
         self.caught = self._catching.__enter__()
@@ -436,6 +440,8 @@ class Session:
             self.cache, self.cache_state, self.cold, self.cache_rebuilt = prepare_inductor_cache(work_dir, spec)
             self.work_dir = work_dir
         self.torch, self.transformers = import_torch_stack()
+        if compiles(spec) and spec.get("compile_artifacts"):
+            self.load_carried_artifacts(spec["compile_artifacts"])
         set_threads(self.torch, spec["threads"])
         cap_memory(self.torch, spec)
         module = build_stage(self.torch, self.transformers, spec)
@@ -453,6 +459,15 @@ class Session:
         self.step = TrainStep(self.torch, module, spec)
         self.clock = StepClock(self.torch, spec["device"])
         return {"parameter_count": sum(p.numel() for p in module.parameters()), "block_steps": self.clock.block_steps}
+
+    def load_carried_artifacts(self, path):
+        """--compile-artifacts: another process's compiles, loaded before this one compiles (said in compile_info)."""
+        try:
+            account, refused = compile_cache.load_artifacts(self.torch, path, self.spec.get("device", "cpu"))
+        except ValueError as e:
+            raise TrialFailure("invalid", "setup", str(e))
+        self.cache_state += "; " + account + ("" if refused is None else ": " + refused)
+        self.artifacts_refused = refused
 
     def run_steps(self, n, learning_rates=None):
         """n steps; learning_rates, when given, is the rate to set before each (the trial's schedule)."""
@@ -527,6 +542,11 @@ class Session:
                 reply["compile_cache"] = cache_use_state(counters)
                 if not self.cold:
                     compile_cache.seal(self.cache, self.spec.get("device", "cpu"), self.work_dir)
+                if self.spec.get("save_compile_artifacts"):
+                    reply["compile_info"] += "; compile artifacts " + compile_cache.save_artifacts(
+                        self.torch, self.work_dir, self.spec.get("device", "cpu"))
+        if self.artifacts_refused:
+            reply["warnings"].append("compile artifacts not loaded (compiled cold): " + self.artifacts_refused)
         if self.observer is not None and not self.failed:
             reply["observer_summary"] = self.observer.finish()
         if self.torch is not None:

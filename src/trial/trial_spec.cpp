@@ -60,6 +60,7 @@ const std::vector<KeyField>& spec_key_fields() {
       // of it would orphan every trial stored before it).
       {"timeout_seconds", KeyRule::never}, {"inputs_identity", KeyRule::never},
       {"compile_cache_dir", KeyRule::never}, {"collective_timeout_seconds", KeyRule::never},
+      {"save_compile_artifacts", KeyRule::never}, {"compile_artifacts", KeyRule::never},
       {"rank", KeyRule::never},
   };
   return fields;
@@ -101,7 +102,8 @@ void to_json(nlohmann::json& j, const TrialSpec& s) {
        {"lr_schedule", s.lr_schedule}, {"lr_warmup_steps", s.lr_warmup_steps},
        {"weights_dir", s.weights_dir}, {"threads", s.threads}, {"memory_limit_bytes", s.memory_limit_bytes},
        {"timeout_seconds", s.timeout_seconds}, {"inputs_identity", s.inputs_identity}, {"repeat", s.repeat},
-       {"compile_cache_dir", s.compile_cache_dir}};
+       {"compile_cache_dir", s.compile_cache_dir}, {"save_compile_artifacts", s.save_compile_artifacts},
+       {"compile_artifacts", s.compile_artifacts}};
   for (const nlohmann::json& group : {nlohmann::json(s.step), nlohmann::json(s.measure), nlohmann::json(s.data),
                                       nlohmann::json(s.paired), nlohmann::json(s.distributed), nlohmann::json(s.test)})
     j.update(group);
@@ -125,6 +127,8 @@ void from_json(const nlohmann::json& j, TrialSpec& s) {
   s.inputs_identity = j.value("inputs_identity", d.inputs_identity);
   s.repeat = j.value("repeat", d.repeat);
   s.compile_cache_dir = j.value("compile_cache_dir", d.compile_cache_dir);
+  s.save_compile_artifacts = j.value("save_compile_artifacts", d.save_compile_artifacts);
+  s.compile_artifacts = j.value("compile_artifacts", d.compile_artifacts);
   s.step = j.get<StepSettings>();
   s.measure = j.get<MeasureSettings>();
   s.data = j.get<DataSettings>();

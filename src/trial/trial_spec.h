@@ -108,6 +108,13 @@ struct TrialSpec {
   // AOTAutograd caches): the first compiles cold into it, later ones find their graphs warm. Empty: a fresh cache
   // per trial. Not in the key: where a trial compiled does not change what it measures in its steps.
   std::string compile_cache_dir;
+  // Carrying a compile to another process or machine (torch.compiler.save_cache_artifacts, "Mega-Cache"): save
+  // writes the trial's compile artifacts into its folder (compile-artifacts.bin and a sidecar naming torch, Python,
+  // machine and a digest); compile_artifacts names such a file to load into a fresh cache before compiling (one
+  // from another torch, Python or device, or changed, is not loaded: the compile is cold and says why). Not in the
+  // key, as compile_cache_dir.
+  bool save_compile_artifacts = false;
+  std::string compile_artifacts;
   PairedSettings paired;
   DistributedSettings distributed;
   TestHooks test;

@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include <fstream>
+#include <functional>
 #include <ostream>
 
 #include "tools/faults/fault_harness.h"
@@ -23,13 +24,15 @@ struct CacheTrial {
   std::string status, compile_cache, compile_info, error_message, warnings;
 };
 
-// `tune trial` with the Inductor backend on the shared cache `cache`; its result read back.
-CacheTrial run_cache_trial(const MatrixContext& c, const fs::path& dir, const fs::path& cache) {
+// `tune trial` with the Inductor backend on the shared cache `cache` (with `extra` flags); its result read back.
+CacheTrial run_cache_trial(const MatrixContext& c, const fs::path& dir, const fs::path& cache,
+                           const std::vector<std::string>& extra = {}) {
   fs::create_directories(dir);
   const std::string out = (dir / "result.json").string();
-  const Finished f = run_tune(c.tune, {"trial", "--model", "bert-tiny", "--backend", "inductor", "--batch-size", "8",
-                                       "--seq-len", "32", "--out", out, "--dir", dir.string()},
-                              (dir / "log.txt").string(), {"TUNE_INDUCTOR_CACHE_DIR=" + cache.string()});
+  std::vector<std::string> args{"trial", "--model", "bert-tiny", "--backend", "inductor", "--batch-size", "8",
+                                "--seq-len", "32", "--out", out, "--dir", dir.string()};
+  args.insert(args.end(), extra.begin(), extra.end());
+  const Finished f = run_tune(c.tune, args, (dir / "log.txt").string(), {"TUNE_INDUCTOR_CACHE_DIR=" + cache.string()});
   CacheTrial t;
   t.exit_code = f.exit_code;
   try {
@@ -157,12 +160,55 @@ FaultRow foreign_folder(const MatrixContext& c, std::ostream& progress) {
   return row;
 }
 
+// Carried artifacts (--compile-artifacts, a copy of what the first trial saved) damaged as `damage` does: the trial
+// must not load them, compile cold and say why; undamaged (`damage` null), they load and the compile is warm.
+FaultRow carried_artifacts(const MatrixContext& c, const fs::path& saved_in, const std::string& fault,
+                           const std::string& why, void (*damage)(const fs::path& dir), std::ostream& progress) {
+  const bool control = damage == nullptr;
+  FaultRow row{fault, control ? "loaded: the trial compiles warm from them and names the file"
+                              : "not loaded: the trial compiles cold and says why (a warning), never warm from them"};
+  const fs::path dir = c.work / ("carried-" + std::to_string(std::hash<std::string>{}(fault) % 10000));
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  for (const char* name : {"compile-artifacts.bin", "compile-artifacts.json"}) fs::copy(saved_in / name, dir / name);
+  if (damage) damage(dir);
+  const CacheTrial t = run_cache_trial(c, dir / "trial", dir / "unused-shared-cache",
+                                       {"--compile-artifacts", (dir / "compile-artifacts.bin").string()});
+  row.runs = 1;
+  const std::string said = control ? t.compile_info : t.warnings;
+  row.survived = t.exit_code == 0 && t.status == "ok" && t.compile_cache == (control ? "warm" : "cold") &&
+                 said.find(why) != std::string::npos;
+  const size_t from = said.find(control ? "carried artifacts" : "not loaded");
+  const std::string excerpt =
+      from == std::string::npos ? t.error_message : said.substr(from, said.find_first_of("(\n", from + 20) - from);
+  row.observed = "exit " + std::to_string(t.exit_code) + ", trial " + t.status + ", compile_cache \"" +
+                 t.compile_cache + "\"; said: \"" + excerpt + "\"";
+  progress << row.fault << ": " << row.observed << "\n";
+  return row;
+}
+
+std::vector<FaultRow> carried_artifacts_rows(const MatrixContext& c, const fs::path& saved_in, std::ostream& progress) {
+  return {
+      carried_artifacts(c, saved_in, "carried compile artifacts: an undamaged copy (the control)", "made ", nullptr,
+                        progress),
+      carried_artifacts(c, saved_in, "carried compile artifacts: their bytes changed", "its bytes changed",
+                        [](const fs::path& dir) { std::ofstream(dir / "compile-artifacts.bin", std::ios::app) << "x"; },
+                        progress),
+      carried_artifacts(c, saved_in, "carried compile artifacts: made by another torch version (sidecar: 2.14.0)",
+                        "made with torch", [](const fs::path& dir) {
+                          auto sidecar = nlohmann::json::parse(read_file((dir / "compile-artifacts.json").string()));
+                          sidecar["identity"]["torch"] = "2.14.0";
+                          write_file(dir / "compile-artifacts.json", sidecar.dump(1));
+                        }, progress),
+  };
+}
+
 }  // namespace
 
 std::vector<FaultRow> compile_cache_faults(const MatrixContext& c, std::ostream& progress) {
   const fs::path sealed = c.work / "compile-cache-sealed";
   fs::remove_all(sealed);
-  const CacheTrial first = run_cache_trial(c, c.work / "compile-cache-first", sealed);
+  const CacheTrial first = run_cache_trial(c, c.work / "compile-cache-first", sealed, {"--save-compile-artifacts"});
   if (first.status != "ok" || first.compile_cache != "cold" || !fs::exists(sealed / kManifest))
     throw std::runtime_error("the compile cache rows' first Inductor trial did not fill and seal a cache: " +
                              first.status + " " + first.error_message);
@@ -171,6 +217,7 @@ std::vector<FaultRow> compile_cache_faults(const MatrixContext& c, std::ostream&
   for (size_t i = 0; i < damages().size(); ++i)
     rows.push_back(damaged_cache(c, sealed, damages()[i], static_cast<int>(i), progress));
   rows.push_back(foreign_folder(c, progress));
+  for (FaultRow& row : carried_artifacts_rows(c, c.work / "compile-cache-first", progress)) rows.push_back(row);
   return rows;
 }
 
