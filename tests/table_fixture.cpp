@@ -116,6 +116,13 @@ void write_table_fixture(const std::string& path) {
                  best(2, BatchLimit::throughput, 1e-4, 30, 0));
 }
 
+void add_regional_backend(const std::string& path) {
+  Database db(path);
+  const auto ok = TrialStatus::ok;
+  record_backend(db, study("bert-tiny", "inductor:regional"), {{4, ok, 32}, {8, ok, 46}, {16, ok, 45}},
+                 {{1e-4, ok, 6.4}, {3e-4, ok, 6.2}}, best(8, BatchLimit::throughput, 3e-4, 46, 1.5));
+}
+
 void add_screened_out_row(const std::string& path) {
   Database db(path);
   const int64_t eager = db.ensure_study(study("gpt2-tiny", "eager", "bf16"));

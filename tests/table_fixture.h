@@ -17,6 +17,10 @@ void write_table_fixture(const std::string& path);
 // neither was searched (no best config), each with the screen's verdict and a 30-minute budget.
 void add_screened_out_row(const std::string& path);
 
+// Adds to the "bert-tiny" fp32 row a second compiled backend, "inductor:regional": slower than jit (46 samples/s at
+// its best batch 8 against jit's 52 there) but a cheaper compile (1.5 s against jit's 4.5 s per shape).
+void add_regional_backend(const std::string& path);
+
 constexpr const char* kFixtureDeviceName = "Test \"CPU\", rev 2";
 
 }  // namespace tune::testing

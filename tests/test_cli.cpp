@@ -77,7 +77,7 @@ TEST(Cli, TinySearchPrintsTableStoresAndReuses) {
   const CliRun table = tune_cli("table --format json --db " + db);
   ASSERT_EQ(table.exit_code, 0) << table.output;
   const auto json = nlohmann::json::parse(table.output);
-  EXPECT_EQ(json["schema_version"], 15);  // report/tested_models_table.h kTableJsonSchemaVersion
+  EXPECT_EQ(json["schema_version"], 16);  // report/tested_models_table.h kTableJsonSchemaVersion
   // The search measured the matmul peak into its new store, and the row's MFU is taken against it.
   EXPECT_EQ(json["rows"][0]["mfu_peak"]["source"], "measured") << json["rows"][0]["mfu_peak"].dump();
   EXPECT_NE(first.output.find("tune: measured matmul peak: "), std::string::npos) << first.output;
@@ -123,7 +123,7 @@ TEST(Cli, DefaultPrecisionsAreScreenedBeforeTheSearch) {
   EXPECT_NE(r.output.find("(auto: this instance's); each pair screened at one batch before any search"), std::string::npos)
       << r.output;
   const auto json = nlohmann::json::parse(r.output.substr(r.output.find("\n{") + 1));
-  EXPECT_EQ(json["schema_version"], 11);  // report/search_reporters.h kSearchJsonSchemaVersion
+  EXPECT_EQ(json["schema_version"], 12);  // report/search_reporters.h kSearchJsonSchemaVersion
   for (const auto& s : json["searches"])  // the horizon the budget afforded is never more than the one wanted
     EXPECT_LE(s["lr_horizon_steps"].get<int>(), s["lr_horizon_wanted"].get<int>()) << s.dump();
   const auto& screening = json["screening"];

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/answer.h"
 #include "report/table_cells.h"
 #include "report/table_reporters.h"
 #include "table_fixture.h"
@@ -707,4 +708,45 @@ TEST(TestedModelsTable, BatchSizesWithinTheRoundsSpreadAreSaidToTie) {
   EXPECT_FALSE(eager.batch_noise_share().has_value());
   EXPECT_TRUE(eager.batches_within_noise().empty());
   EXPECT_EQ(batch_size_cell(eager, ""), "16");
+}
+
+// A row with two compiled backends (jit, the fastest, and inductor:regional, slower with a cheaper compile): the
+// row's columns stay jit's, the other is compared with native at the batch both ran (its figures from the search's
+// trials), said under the table, in the JSON, and in the answer, which with --job-steps says which compile has paid
+// off by the job's end.
+TEST(TestedModelsTable, AnotherCompiledBackendGetsItsOwnBreakEvenBesideTheRows) {
+  const std::string path = (temp_dir("table-regional") / "t.db").string();
+  tune::testing::write_table_fixture(path);
+  tune::testing::add_regional_backend(path);
+  const Database db(path);
+  TestedModelsTable table = gather_tested_models(db, "fixture.db");
+  const TableRow& bert = table.rows[0];
+  ASSERT_EQ(bert.compiled_result()->backend, "jit");
+  ASSERT_EQ(bert.other_compiles.size(), 1u);
+  const OtherCompile& regional = bert.other_compiles[0];
+  EXPECT_EQ(regional.backend, "inductor:regional");
+  EXPECT_EQ(regional.amortization.batch_size, 8);
+  EXPECT_NEAR(regional.amortization.speedup, 46.0 / 40, 1e-12);
+  EXPECT_NEAR(regional.net_compile_overhead_seconds, 3 * 1.5, 1e-12);
+  // One step of 8 saves 8/40 - 8/46 s: 4.5 s pays off after 172.5 steps; jit's 13.5 s after 292.5 (8/40 - 8/52).
+  EXPECT_NEAR(regional.amortization.break_even_steps, 4.5 / (8.0 / 40 - 8.0 / 46), 1.0);
+  EXPECT_NEAR(bert.amortization.break_even_steps, 13.5 / (8.0 / 40 - 8.0 / 52), 1.0);
+  EXPECT_TRUE(table.rows[1].other_compiles.empty());
+
+  const std::string md = render("md", table);
+  EXPECT_NE(md.find(kOtherCompilesNote), std::string::npos);
+  EXPECT_NE(md.find("- bert-tiny fp32 on cpu: inductor:regional 1.15x at batch 8, compile 4.5 s, break-even 17"),
+            std::string::npos) << md;
+  EXPECT_NE(md.find("; the row's jit: 1.30x at batch 8, compile 13.5 s, break-even 29"), std::string::npos) << md;
+  const auto json = nlohmann::json::parse(render("json", table));
+  EXPECT_EQ(json["rows"][0]["other_compiles"][0]["backend"], "inductor:regional");
+  EXPECT_TRUE(json["rows"][1]["other_compiles"].empty());
+
+  table.rows.erase(table.rows.begin() + 1, table.rows.end());
+  // 25 steps at jit's batch 64 (1600 samples): past regional's 172.5 x 8 = 1380, short of jit's 292.5 x 8 = 2340.
+  const auto answer = answer_from(table, AnswerOptions{JobLength{25, 0}});
+  ASSERT_TRUE(answer);
+  ASSERT_EQ(answer->other_compiles.size(), 1u);
+  EXPECT_NE(answer->other_compiles[0].find("by your job's 25 steps inductor:regional has paid off, jit has not"),
+            std::string::npos) << answer->other_compiles[0];
 }

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "instance/instance.h"
+#include "report/table_cells.h"
 #include "store/database.h"
 #include "trial/data_parallel_figures.h"
 #include "tuners/batch_scaling.h"
@@ -87,6 +88,28 @@ double job_warmup_share(const LearningRatePoint& rate, double settings_share) {
   return static_cast<double>(rate.lr_warmup_steps) / rate.train_steps;
 }
 
+// Whether a compile has paid for itself by the end of a job of `steps` steps of `batch` samples.
+bool paid_off_by(const Amortization& a, double steps, int batch) {
+  return a.worth_compiling && steps * batch > a.break_even_steps * a.batch_size;
+}
+
+// TableRow::other_compiles in words, and with --job-steps which compile has paid off by the job's end (its steps
+// counted at the fastest compiled backend's batch, as compile_decision counts them).
+std::vector<std::string> other_compile_lines(const TableRow& row, const JobLength& job) {
+  std::vector<std::string> lines;
+  const BackendResult* fastest = row.compiled_result();
+  for (const OtherCompile& o : row.other_compiles) {
+    std::string line = describe_other_compile(row, o);
+    const int batch = fastest ? fastest->best.batch_size : 0;
+    if (job.steps > 0 && fastest)
+      line += strf("; by your job's %.0f steps ", job.steps) + o.backend +
+              (paid_off_by(o.amortization, job.steps, batch) ? " has paid off, " : " has not paid off, ") +
+              fastest->backend + (paid_off_by(row.amortization, job.steps, batch) ? " has" : " has not");
+    lines.push_back(line);
+  }
+  return lines;
+}
+
 // The largest batch of the backend's ramp that ran within `max_memory` (its measured peak), or 0 where none did.
 int largest_batch_within(const BackendResult& run, int64_t max_memory) {
   int largest = 0;
@@ -156,6 +179,7 @@ RunAnswer answer_for_row(const TableRow& row, const AnswerOptions& options) {
       a.observers.push_back(strf("%s batch %d + %s: ", b.backend.c_str(), b.observer_batch, o.observer.c_str()) +
                             describe_observer_cost(o));
   a.data_parallel = describe_data_parallel(run.data_parallel);
+  a.other_compiles = other_compile_lines(row, job);
   fit_to_hardware(a, run, options);
   return a;
 }
@@ -215,6 +239,7 @@ void write_answer(std::ostream& out, const RunAnswer& a, const std::vector<std::
   for (const auto& mark : a.marks) out << "- caveat: " << mark << "\n";
   for (const auto& other : a.others) out << "- other precision: " << other << "\n";
   if (!a.data_parallel.empty()) out << "- data-parallel (the batch is per rank): " << a.data_parallel << "\n";
+  for (const auto& other : a.other_compiles) out << "- another compile (the search's trials, unconfirmed): " << other << "\n";
   for (const auto& observer : a.observers) out << "- with a tool attached: " << observer << "\n";
   if (a.budget_cut)
     out << "- cut: the budget ended part of this search (the table's budget cells say where); `" << continue_command

@@ -35,6 +35,9 @@ struct RunAnswer {
   std::vector<std::string> others;  // the other precisions' rows, a line each
   // The row's observer trials (`--observers`), a line per backend and tool: "eager batch 8 + profiler: +18% ...".
   std::vector<std::string> observers;
+  // The row's other compiled backends (TableRow::other_compiles), a line each beside the row's fastest, and with
+  // --job-steps which of them has paid off by the job's end: a cheaper compile may pay off sooner.
+  std::vector<std::string> other_compiles;
   // A data-parallel row (--ranks): the ranks, the batch per rank and the scaling figures of the config to run.
   std::string data_parallel;
   bool budget_cut = false;          // the budget ended a part of the searches behind the row

@@ -20,7 +20,8 @@ namespace tune {
 // 8: rows of table schema 9 (its 8's paired verdict, and MFU against the row's `mfu_peak`, measured where stored);
 // 9: rows of table schema 12 (each backend's `confirmation_rounds`); 10: rows of table schema 13 (`batch_cut`)
 // 11: rows of table schema 15 (each backend's `observers`: what attached tools cost, --observers; `data_parallel`)
-constexpr int kSearchJsonSchemaVersion = 11;
+// 12: rows of table schema 16 (each row's `other_compiles`: every compiled backend but the fastest, its break-even)
+constexpr int kSearchJsonSchemaVersion = 12;
 
 // One finished search and the rows of the table it answers.
 struct SearchReport {

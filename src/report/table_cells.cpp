@@ -111,6 +111,12 @@ const char* const kObserverNote =
     "profiler, anomaly detection, a debugger's tensor statistics, a per-step loss log), in alternating blocks of one "
     "process; the step time with it over without, the geometric mean of the rounds with its 95% interval, and for a "
     "compiled step what the tool did to its graphs (docs/observers.md):";
+const char* const kOtherCompilesNote =
+    "Other compiles (`--backends` with more than one compiled backend, e.g. `eager,inductor,inductor:regional`): the "
+    "row's columns are its fastest compiled backend's; each other one is compared with native at a batch both ran, from "
+    "the search's own trials (no paired rounds ran for it), with its cold compile overhead (net of native's warm-up, "
+    "counting a job's extra shapes, as the row's) and break-even, beside the row's same-batch figures: a cheaper "
+    "compile can pay off sooner for a short job:";
 const char* const kRanksNote =
     "\"ranks=N\" in the precision cell: a data-parallel row (`tune --model ... --ranks N`): every trial ran N "
     "processes sharing the instance's threads, each training its own rows, gradients all-reduced after every backward "
@@ -401,6 +407,39 @@ std::vector<std::string> observer_notes(const TestedModelsTable& table) {
   return notes;
 }
 
+namespace {
+
+std::string compile_figures(const Amortization& a, double overhead) {
+  return strf("%.2fx at batch %d, compile %.1f s, break-even ", a.speedup, a.batch_size, overhead) +
+         describe_break_even(a);
+}
+
+}  // namespace
+
+std::string describe_other_compile(const TableRow& row, const OtherCompile& other) {
+  std::string text = other.backend + " " + compile_figures(other.amortization, other.net_compile_overhead_seconds) +
+                     (other.cold_overhead_measured ? "" : " (warm: no cold compile measured)");
+  if (const BackendResult* c = row.compiled_result(); c && row.amortization.batch_size > 0)
+    text += "; the row's " + c->backend + ": " + compile_figures(row.amortization, row.compile_overhead_seconds);
+  return text;
+}
+
+std::vector<std::string> other_compile_notes(const TestedModelsTable& table) {
+  std::vector<std::string> notes;
+  for (const auto& row : table.rows)
+    for (const auto& other : row.other_compiles)
+      notes.push_back(row.model + " " + row.precision + " on " + row.instance.name + ": " +
+                      describe_other_compile(row, other));
+  return notes;
+}
+
+std::vector<std::string> note_lines(const TestedModelsTable& table, const std::string& note) {
+  if (note == kScreenNote) return screen_notes(table);
+  if (note == kObserverNote) return observer_notes(table);
+  if (note == kOtherCompilesNote) return other_compile_notes(table);
+  return {};
+}
+
 std::vector<std::string> table_notes(const TestedModelsTable& table) {
   std::vector<std::string> notes{kSetupNote, kBatchLimitNote, kSpeedupNote, kPairedVerdictNote, kRunnerUpNote};
   if (any_rate_edge(table)) notes.push_back(kRateEdgeNote);
@@ -415,6 +454,7 @@ std::vector<std::string> table_notes(const TestedModelsTable& table) {
   if (any_batch_limit(table, BatchLimit::trials)) notes.push_back(kTrialCapNote);
   if (!screen_notes(table).empty()) notes.push_back(kScreenNote);
   if (!observer_notes(table).empty()) notes.push_back(kObserverNote);
+  if (!other_compile_notes(table).empty()) notes.push_back(kOtherCompilesNote);
   if (std::any_of(table.rows.begin(), table.rows.end(),
                   [](const TableRow& r) { return r.step_options.find("ranks=") != std::string::npos; }))
     notes.push_back(kRanksNote);

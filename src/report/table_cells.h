@@ -41,6 +41,13 @@ std::vector<std::string> screen_notes(const TestedModelsTable& table);
 // "bert-tiny bf16 on cpu, eager batch 8 + profiler: +18% step time (95% CI +12% to +25%, 6 paired rounds); ...":
 // each observer trial of the table, one line each, after kObserverNote.
 std::vector<std::string> observer_notes(const TestedModelsTable& table);
+// "inductor:regional 1.04x at batch 8, compile 52.3 s, break-even 412 steps of batch 8 (3m 05s); the row's
+// inductor: 1.06x, compile 75.0 s, break-even 600 steps ...": one other compile against the row's fastest.
+std::string describe_other_compile(const TableRow& row, const OtherCompile& other);
+// Each row's other compiles (describe_other_compile, after the row's name), after kOtherCompilesNote.
+std::vector<std::string> other_compile_notes(const TestedModelsTable& table);
+// The lines that follow a note of table_notes (screen_notes, observer_notes, other_compile_notes; else none).
+std::vector<std::string> note_lines(const TestedModelsTable& table, const std::string& note);
 // The notes under the table, each only when a row needs it (kScreenNote is followed by screen_notes' lines).
 std::vector<std::string> table_notes(const TestedModelsTable& table);
 // "2026-11-30" or "2026-11-29 to 2026-11-30": when the row's trials ran.
@@ -72,6 +79,7 @@ bool any_uncompared_better_rate(const TestedModelsTable& table);
 extern const char* const kSetupNote;
 extern const char* const kScreenNote;
 extern const char* const kObserverNote;
+extern const char* const kOtherCompilesNote;
 extern const char* const kRanksNote;
 extern const char* const kRangeCapFootnote;
 extern const char* const kRateEdgeNote;

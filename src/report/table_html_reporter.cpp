@@ -193,10 +193,10 @@ void write_table(std::ostream& out, const TestedModelsTable& table) {
   }
   for (const std::string& note : table_notes(table)) {
     out << "<p class=\"note\">" << escape_xml(note) << "</p>\n";
-    if (note != kScreenNote && note != kObserverNote) continue;
+    const std::vector<std::string> lines = note_lines(table, note);
+    if (lines.empty()) continue;
     out << "<ul class=\"note\">";
-    for (const auto& line : note == kScreenNote ? screen_notes(table) : observer_notes(table))
-      out << "<li>" << escape_xml(line) << "</li>";
+    for (const auto& line : lines) out << "<li>" << escape_xml(line) << "</li>";
     out << "</ul>\n";
   }
 }

@@ -159,6 +159,19 @@ nlohmann::json warm_json(const TableRow& row) {
           {"break_even_batch_size", w.batch_size}};
 }
 
+// The row's other compiled backends against native (TableRow::other_compiles), from the search's trials.
+nlohmann::json other_compiles_json(const TableRow& row) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const OtherCompile& o : row.other_compiles) {
+    const Amortization& a = o.amortization;
+    list.push_back({{"backend", o.backend}, {"batch_size", a.batch_size}, {"speedup", a.speedup},
+                    {"net_compile_overhead_seconds", o.net_compile_overhead_seconds},
+                    {"cold_overhead_measured", o.cold_overhead_measured}, {"worth_compiling", a.worth_compiling},
+                    {"break_even_steps", a.break_even_steps}, {"break_even_seconds", a.break_even_seconds}});
+  }
+  return list;
+}
+
 nlohmann::json row_json(const TableRow& row) {
   nlohmann::json backends = nlohmann::json::object();
   for (const auto& b : row.backends) backends[b.backend] = backend_json(row, b);
@@ -179,6 +192,7 @@ nlohmann::json row_json(const TableRow& row) {
           {"worth_compiling", a.worth_compiling},
           {"break_even_steps", a.break_even_steps}, {"break_even_seconds", a.break_even_seconds},
           {"cold_overhead_measured", row.cold_overhead_measured}, {"warm", warm_json(row)},
+          {"other_compiles", other_compiles_json(row)},
           {"trials_run", row.trials_run}, {"trial_seconds", row.trial_seconds}, {"sittings", row.sittings},
           {"search_budget_seconds", row.search_budget_seconds ? nlohmann::json(row.search_budget_seconds) : nullptr},
           {"budget_cut", row.budget_cut()}, {"start", row.start}, {"data", row.data}, {"tiny", row.tiny},

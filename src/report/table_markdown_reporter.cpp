@@ -30,10 +30,7 @@ void write_markdown_rows(std::ostream& out, const TestedModelsTable& table) {
   }
   for (const std::string& note : table_notes(table)) {
     out << "\n" << (note.front() == '*' ? "\\" : "") << note << "\n";  // escaped: "* " is not a list item
-    if (note == kScreenNote)
-      for (const auto& line : screen_notes(table)) out << "- " << line << "\n";
-    if (note == kObserverNote)
-      for (const auto& line : observer_notes(table)) out << "- " << line << "\n";
+    for (const auto& line : note_lines(table, note)) out << "- " << line << "\n";
   }
 }
 

@@ -431,6 +431,25 @@ RowPeak row_peak(const Database& db, const TableRow& row) {
   return {};
 }
 
+// Each searched compiled backend but the row's fastest against native (TableRow::other_compiles).
+void add_other_compiles(TableRow& row) {
+  const BackendResult& n = row.backends[*row.native];
+  for (size_t i = 0; i < row.backends.size(); ++i) {
+    const BackendResult& c = row.backends[i];
+    if (row.compiled == i || !is_compiler(c.backend) || !c.screened_out.empty()) continue;
+    const auto batch = common_batch(n, c);
+    if (!batch) continue;
+    const BatchPoint &np = *ran_ok(n, *batch), &cp = *ran_ok(c, *batch);
+    const auto cold = c.cold_overhead(*batch);
+    OtherCompile o{c.backend, 0, cold.has_value(), {}};
+    o.net_compile_overhead_seconds =
+        net_compile_overhead(cold.value_or(cp.compile_overhead_seconds),
+                             n.cold_overhead(*batch).value_or(np.compile_overhead_seconds), kJobExtraShapes);
+    o.amortization = amortize(np.samples_per_second, cp.samples_per_second, *batch, o.net_compile_overhead_seconds);
+    row.other_compiles.push_back(o);
+  }
+}
+
 // Eager first, then by name; then points native and compiled at their results and compares them.
 void finish_row(TableRow& row) {
   std::sort(row.backends.begin(), row.backends.end(), [](const BackendResult& a, const BackendResult& b) {
@@ -447,6 +466,7 @@ void finish_row(TableRow& row) {
       row.compiled = i;
   }
   if (row.native && row.compiled) compare_at_equal_batch(row);
+  if (row.native) add_other_compiles(row);
   row.sittings = count_sittings(row.trial_times);
 }
 

@@ -41,7 +41,9 @@ namespace tune {
 // trial was measured) and `cold_overhead_measured` (false: every trial at that size compiled warm)
 // 15: each backend's `observers` (its observer trials: each tool's step time with it over without, CI, verdict, graph
 // counts; empty where none ran) and `data_parallel` (a data-parallel row's scaling figures; null for one process)
-constexpr int kTableJsonSchemaVersion = 15;
+// 16: the row's `other_compiles` (TableRow::other_compiles: each compiled backend but the row's against native at a
+// batch both ran, from the search's trials: speed-up, net cold compile overhead, break-even; empty where none)
+constexpr int kTableJsonSchemaVersion = 16;
 constexpr double kSittingGap = 3600;  // seconds between two trials of a row that start a new sitting
 
 struct BatchPoint {
@@ -188,6 +190,16 @@ struct TableInstance {
 // "cpu (1x Intel Xeon, 2 threads, 7.8 GiB)", in the vendor table's style.
 std::string describe_instance(const TableInstance& instance);
 
+// A compiled backend of the row other than its fastest (TableRow::compiled), against native at the batch both ran
+// (the other's pick where native ran it, else the largest both ran), from the search's own trials: no paired rounds
+// ran for it. A cheaper compile (inductor:regional against inductor) can pay off sooner for a short job.
+struct OtherCompile {
+  std::string backend;
+  double net_compile_overhead_seconds = 0;  // cold, net of native's warm-up, with a job's extra shapes (as the row's)
+  bool cold_overhead_measured = true;       // false: every trial of it at that batch compiled warm
+  Amortization amortization;                // at that batch: speed-up, break-even
+};
+
 struct TableRow {
   std::string model;
   std::string libtorch_version;
@@ -239,6 +251,8 @@ struct TableRow {
   // below jit's 32"; empty where the comparison is fair. A search since the confirmation ran that size first no
   // longer leaves one; rows stored before it may.
   std::string batch_cut;
+  // The row's other searched compiled backends, by name (empty with one compiled backend).
+  std::vector<OtherCompile> other_compiles;
   // What the answer rests on: the confirmed comparison when the rounds ran, else the equal-batch one.
   // Whether the confirmation's rounds gave the row a paired verdict (two or more rounds).
   bool is_confirmed() const { return confirmed.verdict != PairedVerdict::unconfirmed; }
