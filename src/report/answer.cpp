@@ -104,7 +104,7 @@ std::vector<std::string> other_compile_lines(const TableRow& row, const JobLengt
     if (job.steps > 0 && fastest)
       line += strf("; by your job's %.0f steps ", job.steps) + o.backend +
               (paid_off_by(o.amortization, job.steps, batch) ? " has paid off, " : " has not paid off, ") +
-              fastest->backend + (paid_off_by(row.amortization, job.steps, batch) ? " has" : " has not");
+              fastest->backend + (paid_off_by(row.decisive(), job.steps, batch) ? " has" : " has not");
     lines.push_back(line);
   }
   return lines;

@@ -115,8 +115,8 @@ const char* const kOtherCompilesNote =
     "Other compiles (`--backends` with more than one compiled backend, e.g. `eager,inductor,inductor:regional`): the "
     "row's columns are its fastest compiled backend's; each other one is compared with native at a batch both ran, from "
     "the search's own trials (no paired rounds ran for it), with its cold compile overhead (net of native's warm-up, "
-    "counting a job's extra shapes, as the row's) and break-even, beside the row's same-batch figures: a cheaper "
-    "compile can pay off sooner for a short job:";
+    "counting a job's extra shapes, as the row's) and break-even, beside the row's own (its paired verdict where its "
+    "confirmation ran, else its same-batch figures): a cheaper compile can pay off sooner for a short job:";
 const char* const kRanksNote =
     "\"ranks=N\" in the precision cell: a data-parallel row (`tune --model ... --ranks N`): every trial ran N "
     "processes sharing the instance's threads, each training its own rows, gradients all-reduced after every backward "
@@ -419,7 +419,11 @@ std::string compile_figures(const Amortization& a, double overhead) {
 std::string describe_other_compile(const TableRow& row, const OtherCompile& other) {
   std::string text = other.backend + " " + compile_figures(other.amortization, other.net_compile_overhead_seconds) +
                      (other.cold_overhead_measured ? "" : " (warm: no cold compile measured)");
-  if (const BackendResult* c = row.compiled_result(); c && row.amortization.batch_size > 0)
+  const BackendResult* c = row.compiled_result();
+  if (c && row.is_confirmed())  // the row's own figure is its paired one, not its search trials'
+    text += "; the row's " + c->backend + " (paired): " + paired_verdict_cell(row) + ", break-even " +
+            break_even_cell(row);
+  else if (c && row.amortization.batch_size > 0)
     text += "; the row's " + c->backend + ": " + compile_figures(row.amortization, row.compile_overhead_seconds);
   return text;
 }

@@ -42,7 +42,8 @@ std::vector<std::string> screen_notes(const TestedModelsTable& table);
 // each observer trial of the table, one line each, after kObserverNote.
 std::vector<std::string> observer_notes(const TestedModelsTable& table);
 // "inductor:regional 1.04x at batch 8, compile 52.3 s, break-even 412 steps of batch 8 (3m 05s); the row's
-// inductor: 1.06x, compile 75.0 s, break-even 600 steps ...": one other compile against the row's fastest.
+// inductor: 1.06x, compile 75.0 s, break-even 600 steps ...": one other compile against the row's fastest (its
+// paired verdict and break-even where its confirmation ran, else its same-batch figures).
 std::string describe_other_compile(const TableRow& row, const OtherCompile& other);
 // Each row's other compiles (describe_other_compile, after the row's name), after kOtherCompilesNote.
 std::vector<std::string> other_compile_notes(const TestedModelsTable& table);
