@@ -68,6 +68,7 @@ TEST(SweepSpec, MistakesAreNamedWithFileLineAndKey) {
   EXPECT_NE(error_for("models: [a]\nslurm: 3\n").find("'slurm': expected a mapping of keys, got a single value"),
             std::string::npos) << error_for("models: [a]\nslurm: 3\n");
   EXPECT_NE(error_for("models: [a]\nbudgets: {[x]: 2m}\n").find("a key that is not a name"), std::string::npos);
+  EXPECT_NE(error_for("models: [a]\nranks: 0\n").find("key 'ranks': expected at least 1"), std::string::npos);
 }
 
 TEST(SweepPlan, OneStudyPerModelSeqAndPartitionEachAPlainTuneCommand) {
@@ -82,6 +83,10 @@ TEST(SweepPlan, OneStudyPerModelSeqAndPartitionEachAPlainTuneCommand) {
   EXPECT_NE(script.find("exec '/opt/tune' '--model' 'gpt2-tiny' '--seq-len' '64' '--budget' '180s' '--seed' '0'"
                         " '--backends' 'eager,jit' --db '" + spec.state_dir + "/studies/gpt2-tiny.seq64.h100.db'"),
             std::string::npos) << script;
+  // ranks: data-parallel studies, each a tune --ranks N search.
+  const SweepSpec parallel = read_sweep_spec(write_file(dir / "dp.yaml", std::string(kSweep) + "ranks: 2\n"));
+  const std::string dp_script = read_file(write_study_script(parallel, plan_sweep(parallel)[0], "/opt/tune"));
+  EXPECT_NE(dp_script.find("'--backends' 'eager,jit' '--ranks' '2' --db"), std::string::npos) << dp_script;
 }
 
 TEST(SweepState, SavedAndLoadedWithItsSchemaVersionAndRefusedWhenCorrupt) {

@@ -29,6 +29,7 @@ std::vector<std::string> tune_args_of(const SweepSpec& spec, const std::string& 
                                    "--seed", std::to_string(spec.seed)};
   if (!spec.backends.empty()) args.insert(args.end(), {"--backends", spec.backends});
   if (!spec.precisions.empty()) args.insert(args.end(), {"--precisions", spec.precisions});
+  if (spec.ranks > 1) args.insert(args.end(), {"--ranks", std::to_string(spec.ranks)});
   args.insert(args.end(), spec.tune_args.begin(), spec.tune_args.end());
   return args;
 }

@@ -13,7 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const std::vector<std::string> kSweepKeys = {"name", "models", "seq_lens", "budget", "budgets", "backends",
-                                             "precisions", "seed", "tune_args", "executor", "state_dir", "store",
+                                             "precisions", "seed", "ranks", "tune_args", "executor", "state_dir", "store",
                                              "task_db", "max_attempts", "poll_seconds", "slurm"};
 const std::vector<std::string> kPartitionKeys = {"name", "sbatch", "exclusive", "cpus_per_task"};
 
@@ -89,6 +89,7 @@ void check(const SweepSpec& spec) {
   if (spec.executor == "slurm" && spec.partitions.empty())
     fail("key 'slurm.partitions': the slurm executor needs at least one partition (the instances to measure)");
   if (spec.max_attempts < 1) fail("key 'max_attempts': expected at least 1");
+  if (spec.ranks < 1) fail("key 'ranks': expected at least 1 (1: one process per trial), got " + std::to_string(spec.ranks));
   if (spec.poll_seconds <= 0) fail("key 'poll_seconds': expected a positive number");
 }
 
@@ -112,6 +113,7 @@ SweepSpec read_sweep_spec(const std::string& path) {
   read_yaml_key(root, "backends", spec.backends, path);
   read_yaml_key(root, "precisions", spec.precisions, path);
   read_yaml_key(root, "seed", spec.seed, path);
+  read_yaml_key(root, "ranks", spec.ranks, path);
   read_yaml_key(root, "tune_args", spec.tune_args, path);
   read_yaml_key(root, "executor", spec.executor, path);
   read_yaml_key(root, "max_attempts", spec.max_attempts, path);

@@ -24,6 +24,7 @@ struct SweepSpec {
   std::map<std::string, double> model_budgets;   // per model, over budget_seconds
   std::string backends, precisions;              // tune's --backends / --precisions; empty: tune's default coverage
   int seed = 0;
+  int ranks = 1;                                 // tune's --ranks: data-parallel studies (the batch is per rank)
   std::vector<std::string> tune_args;            // further flags for every study's tune
   std::string executor = "local";                // local | slurm
   std::string state_dir;                         // the sweep's state, logs and per-study databases
