@@ -24,8 +24,10 @@ po::options_description emit_flags() {
 }
 
 AnswerOptions answer_options(const po::variables_map& vm, const JobLength& job, double warmup_share) {
-  AnswerOptions options{job, warmup_share, vm.count("devices") ? vm["devices"].as<int>() : 0, 0};
-  if (vm.count("devices") && options.devices < 1) throw std::invalid_argument("--devices " + std::to_string(options.devices) + ": expected at least 1");
+  const bool devices_given = vm.count("devices") > 0;  // else 0: as many as the row's ranks (answer.h)
+  AnswerOptions options{job, warmup_share, devices_given ? vm["devices"].as<int>() : 0, 0};
+  if (devices_given && options.devices < 1)
+    throw std::invalid_argument("--devices " + std::to_string(options.devices) + ": expected at least 1");
   if (vm.count("max-memory")) options.max_memory_bytes = parse_bytes(vm["max-memory"].as<std::string>());
   return options;
 }

@@ -27,12 +27,6 @@ std::string paired_words(const TableRow& row) {
               p.ci_low, p.ci_high, p.rounds);
 }
 
-// The processes each of the row's steps ran over: its step options' ranks=N (1 for a one-process row).
-int ranks_of(const TableRow& row) {
-  const std::string ranks = step_option(row.step_options, "ranks");
-  return ranks.empty() ? 1 : std::max(1, std::atoi(ranks.c_str()));
-}
-
 // Whether to compile, and why: only a paired "faster" is a finding; a given job must outlast the break-even.
 std::pair<bool, std::string> compile_decision(const TableRow& row, const JobLength& job) {
   const BackendResult* compiled = row.compiled_result();
@@ -50,7 +44,7 @@ std::pair<bool, std::string> compile_decision(const TableRow& row, const JobLeng
     pays += strf(", %.0f steps with a warm compile cache", row.warm_amortization.break_even_steps);
   // --job-hours counts steps at the compiled config's speed, as the table's recommendation does; a data-parallel
   // row's samples/s count every rank, its batch is one rank's.
-  const double samples_per_step = double(compiled->best.batch_size) * ranks_of(row);
+  const double samples_per_step = double(compiled->best.batch_size) * row.ranks();
   const double steps = job.steps > 0   ? job.steps
                        : job.hours > 0 ? job.hours * 3600 * compiled->best.samples_per_second / samples_per_step
                                        : 0;
@@ -98,9 +92,9 @@ bool paid_off_by(const Amortization& a, double steps, int batch) {
 std::vector<std::string> other_compile_lines(const TableRow& row, const JobLength& job) {
   std::vector<std::string> lines;
   const BackendResult* fastest = row.compiled_result();
+  const int batch = fastest ? fastest->best.batch_size : 0;
   for (const OtherCompile& o : row.other_compiles) {
     std::string line = describe_other_compile(row, o);
-    const int batch = fastest ? fastest->best.batch_size : 0;
     if (job.steps > 0 && fastest)
       line += strf("; by your job's %.0f steps ", job.steps) + o.backend +
               (paid_off_by(o.amortization, job.steps, batch) ? " has paid off, " : " has not paid off, ") +
@@ -130,13 +124,14 @@ void fit_to_hardware(RunAnswer& a, const BackendResult& run, const AnswerOptions
   if (fits == 0)
     why.push_back("no batch of the ramp ran within " + format_bytes(options.max_memory_bytes) + " (measured on " +
                   a.instance + "): each device steps 1, which may not fit either");
-  a.gradient_accumulation = (per_device_need + std::max(1, fits) - 1) / std::max(1, fits);
+  const int most_per_step = std::max(1, fits);
+  a.gradient_accumulation = (per_device_need + most_per_step - 1) / most_per_step;
   a.per_device_batch = (per_device_need + a.gradient_accumulation - 1) / a.gradient_accumulation;
   const int effective = a.per_device_batch * a.gradient_accumulation * a.devices;
   if (a.gradient_accumulation > 1)
     why.push_back(strf("batch %d does not fit %s per device (the largest measured within it: %d), so each device "
                        "steps %d and accumulates %d", per_device_need, format_bytes(options.max_memory_bytes).c_str(),
-                       std::max(1, fits), a.per_device_batch, a.gradient_accumulation));
+                       most_per_step, a.per_device_batch, a.gradient_accumulation));
   a.job_learning_rate = a.learning_rate;
   if (effective != searched) {
     a.job_learning_rate = sqrt_rule_rate(a.learning_rate, searched, effective);
@@ -164,7 +159,7 @@ RunAnswer answer_for_row(const TableRow& row, const AnswerOptions& options) {
   if (const BackendResult* c = row.compiled_result()) a.compiled_backend = c->backend;
   const BackendResult& run = compile ? *row.compiled_result() : *row.native_result();
   a.backend = run.backend, a.batch_size = run.best.batch_size, a.learning_rate = run.best.learning_rate;
-  a.ranks = ranks_of(row);
+  a.ranks = row.ranks();
   a.samples_per_second = config_speed(run);
   a.optimizer = step_option(row.step_options, "optimizer");
   if (a.optimizer.empty()) a.optimizer = "adamw";

@@ -460,7 +460,7 @@ std::vector<std::string> table_notes(const TestedModelsTable& table) {
   if (!observer_notes(table).empty()) notes.push_back(kObserverNote);
   if (!other_compile_notes(table).empty()) notes.push_back(kOtherCompilesNote);
   if (std::any_of(table.rows.begin(), table.rows.end(),
-                  [](const TableRow& r) { return r.step_options.find("ranks=") != std::string::npos; }))
+                  [](const TableRow& r) { return r.ranks() > 1; }))
     notes.push_back(kRanksNote);
   if (any_batch_limit(table, BatchLimit::range)) notes.push_back(kRangeCapFootnote);
   return notes;

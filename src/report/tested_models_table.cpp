@@ -374,6 +374,19 @@ void move_to_faster_rounds(BackendResult& side, int batch) {
   side.repeats = there->second;
 }
 
+// Compiled `c` against native `n` at a batch both ran ok: speed-up, the net cold compile overhead (the compiled
+// trial's own warm-up overhead where no cold one ran there), break-even.
+OtherCompile compile_against_native(const BackendResult& n, const BackendResult& c, int batch) {
+  const BatchPoint &np = *ran_ok(n, batch), &cp = *ran_ok(c, batch);
+  const auto cold = c.cold_overhead(batch);
+  OtherCompile o{c.backend, 0, cold.has_value(), {}};
+  o.net_compile_overhead_seconds = net_compile_overhead(
+      cold.value_or(cp.compile_overhead_seconds), n.cold_overhead(batch).value_or(np.compile_overhead_seconds),
+      kJobExtraShapes);
+  o.amortization = amortize(np.samples_per_second, cp.samples_per_second, batch, o.net_compile_overhead_seconds);
+  return o;
+}
+
 void compare_at_equal_batch(TableRow& row) {
   const int same_batch = same_batch_of_rounds(row.backends[*row.native], row.backends[*row.compiled]);
   if (same_batch > 0)
@@ -391,12 +404,10 @@ void compare_at_equal_batch(TableRow& row) {
   const BatchPoint &np = *ran_ok(n, *batch), &cp = *ran_ok(c, *batch);
   row.native_samples_per_second = np.samples_per_second;
   row.compiled_samples_per_second = cp.samples_per_second;
-  const auto cold_c = c.cold_overhead(*batch);
-  row.cold_overhead_measured = cold_c.has_value();
-  row.compile_overhead_seconds = net_compile_overhead(cold_c.value_or(cp.compile_overhead_seconds),
-                                                      n.cold_overhead(*batch).value_or(np.compile_overhead_seconds),
-                                                      kJobExtraShapes);
-  row.amortization = amortize(np.samples_per_second, cp.samples_per_second, *batch, row.compile_overhead_seconds);
+  const OtherCompile same = compile_against_native(n, c, *batch);
+  row.cold_overhead_measured = same.cold_overhead_measured;
+  row.compile_overhead_seconds = same.net_compile_overhead_seconds;
+  row.amortization = same.amortization;
   if (row.is_confirmed()) return;  // the warm figures are the confirmed comparison's (confirm)
   set_warm(row, n.warm_overhead(*batch), c.warm_overhead(*batch), [&](double net_overhead) {
     return amortize(np.samples_per_second, cp.samples_per_second, *batch, net_overhead);
@@ -437,16 +448,7 @@ void add_other_compiles(TableRow& row) {
   for (size_t i = 0; i < row.backends.size(); ++i) {
     const BackendResult& c = row.backends[i];
     if (row.compiled == i || !is_compiler(c.backend) || !c.screened_out.empty()) continue;
-    const auto batch = common_batch(n, c);
-    if (!batch) continue;
-    const BatchPoint &np = *ran_ok(n, *batch), &cp = *ran_ok(c, *batch);
-    const auto cold = c.cold_overhead(*batch);
-    OtherCompile o{c.backend, 0, cold.has_value(), {}};
-    o.net_compile_overhead_seconds =
-        net_compile_overhead(cold.value_or(cp.compile_overhead_seconds),
-                             n.cold_overhead(*batch).value_or(np.compile_overhead_seconds), kJobExtraShapes);
-    o.amortization = amortize(np.samples_per_second, cp.samples_per_second, *batch, o.net_compile_overhead_seconds);
-    row.other_compiles.push_back(o);
+    if (const auto batch = common_batch(n, c)) row.other_compiles.push_back(compile_against_native(n, c, *batch));
   }
 }
 
@@ -683,6 +685,11 @@ std::optional<double> BackendResult::warm_overhead(int batch) const {
 bool TableRow::shows_warm() const {
   const BackendResult* c = compiled_result();
   return warm_measured && c && keeps_compile_cache(c->backend);
+}
+
+int TableRow::ranks() const {
+  const std::string ranks = step_option(step_options, "ranks");
+  return ranks.empty() ? 1 : std::max(1, std::atoi(ranks.c_str()));
 }
 
 bool TableRow::screened_out() const {

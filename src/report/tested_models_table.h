@@ -276,6 +276,8 @@ struct TableRow {
   bool budget_cut() const;
   // Whether every backend of it was screened out (no search ran for its precision).
   bool screened_out() const;
+  // The processes each of its steps ran over: its step options' ranks=N (1 for a one-process row).
+  int ranks() const;
 };
 
 struct TestedModelsTable {

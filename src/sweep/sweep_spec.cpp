@@ -89,7 +89,8 @@ void check(const SweepSpec& spec) {
   if (spec.executor == "slurm" && spec.partitions.empty())
     fail("key 'slurm.partitions': the slurm executor needs at least one partition (the instances to measure)");
   if (spec.max_attempts < 1) fail("key 'max_attempts': expected at least 1");
-  if (spec.ranks < 1) fail("key 'ranks': expected at least 1 (1: one process per trial), got " + std::to_string(spec.ranks));
+  if (spec.ranks < 1)
+    fail("key 'ranks': expected at least 1 (1: one process per trial), got " + std::to_string(spec.ranks));
   if (spec.poll_seconds <= 0) fail("key 'poll_seconds': expected a positive number");
 }
 

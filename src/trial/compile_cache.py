@@ -90,27 +90,50 @@ def digest(path):
     return h.hexdigest()
 
 
-def read_manifest(folder):
+def bytes_digest(data):
+    """digest() of bytes in memory."""
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def utc_now():
+    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def read_record(path):
+    """A manifest or sidecar: its JSON object, None where the file does not exist, or {"unreadable": why}."""
     try:
-        with open(os.path.join(folder, MANIFEST)) as f:
-            manifest = json.load(f)
+        with open(path) as f:
+            record = json.load(f)
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as e:
         return {"unreadable": "%s: %s" % (type(e).__name__, e)}
-    return manifest if isinstance(manifest, dict) else {"unreadable": "not a JSON object"}
+    return record if isinstance(record, dict) else {"unreadable": "not a JSON object"}
+
+
+def read_manifest(folder):
+    return read_record(os.path.join(folder, MANIFEST))
+
+
+def why_not_vouched(record, what, me, keys):
+    """Why a manifest or sidecar (`what`: "manifest tune-cache.json") cannot vouch for what it records, or None: it is
+    damaged, of another format, or made with another of `keys` (torch, Python, machine, device) than `me`'s."""
+    if "unreadable" in record:
+        return "its %s is damaged (%s)" % (what, record["unreadable"])
+    if record.get("format") != FORMAT:
+        return "its %s has format %r, this tune writes %d" % (what.split()[0], record.get("format"), FORMAT)
+    made_with = record.get("identity", {})
+    for key in keys:
+        if made_with.get(key) != me[key]:
+            return "it was made with %s %r, this trial runs %s %r" % (key, made_with.get(key), key, me[key])
+    return None
 
 
 def why_not_reusable(folder, manifest, me):
     """Why the cache's contents cannot be vouched for, or None: another torch/Python/machine, or a changed file."""
-    if "unreadable" in manifest:
-        return "its manifest %s is damaged (%s)" % (MANIFEST, manifest["unreadable"])
-    if manifest.get("format") != FORMAT:
-        return "its manifest has format %r, this tune writes %d" % (manifest.get("format"), FORMAT)
-    made_with = manifest.get("identity", {})
-    for key in ("torch", "python", "machine", "device"):
-        if made_with.get(key) != me[key]:
-            return "it was made with %s %r, this trial runs %s %r" % (key, made_with.get(key), key, me[key])
+    why = why_not_vouched(manifest, "manifest " + MANIFEST, me, ("torch", "python", "machine", "device"))
+    if why is not None:
+        return why
     for path, recorded in sorted(manifest.get("files", {}).items()):
         full = os.path.join(folder, path)
         if not os.path.isfile(full):
@@ -184,7 +207,7 @@ def seal(folder, device, trial_dir):
         for path in cached_files(folder):
             full = os.path.join(folder, path)
             files[path] = {"size": os.path.getsize(full), "digest": digest(full)}
-        now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+        now = utc_now()
         manifest = {"format": FORMAT, "identity": identity(device),
                     "created_at": old.get("created_at", now), "made_by": old.get("made_by", trial_dir),
                     "sealed_at": now, "files": files}
@@ -215,9 +238,8 @@ def save_artifacts(torch, trial_dir, device):
     path = os.path.join(trial_dir, ARTIFACTS)
     with open(path, "wb") as f:
         f.write(data)
-    sidecar = {"format": FORMAT, "identity": identity(device), "bytes": len(data),
-               "digest": hashlib.blake2b(data, digest_size=16).hexdigest(), "entries": entries,
-               "created_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")}
+    sidecar = {"format": FORMAT, "identity": identity(device), "bytes": len(data), "digest": bytes_digest(data),
+               "entries": entries, "created_at": utc_now()}
     with open(os.path.join(trial_dir, ARTIFACTS_SIDECAR), "w") as f:
         json.dump(sidecar, f, indent=1, sort_keys=True)
     return "saved %d bytes to %s (%s)" % (len(data), path, describe_entries(entries))
@@ -228,27 +250,17 @@ def describe_entries(entries):
 
 
 def why_not_loadable(sidecar, data, me):
-    """Why a carried artifacts file must not be loaded, or None."""
-    if "unreadable" in sidecar:
-        return "its sidecar %s is damaged (%s)" % (ARTIFACTS_SIDECAR, sidecar["unreadable"])
-    if sidecar.get("format") != FORMAT:
-        return "its sidecar has format %r, this tune writes %d" % (sidecar.get("format"), FORMAT)
-    made_with = sidecar.get("identity", {})
-    for key in ("torch", "python", "device"):
-        if made_with.get(key) != me[key]:
-            return "it was made with %s %r, this trial runs %s %r" % (key, made_with.get(key), key, me[key])
-    if len(data) != sidecar.get("bytes") or hashlib.blake2b(data, digest_size=16).hexdigest() != sidecar.get("digest"):
-        return "damaged: its bytes changed since tune saved them"
-    return None
+    """Why a carried artifacts file must not be loaded, or None (another machine is no reason)."""
+    why = why_not_vouched(sidecar, "sidecar " + ARTIFACTS_SIDECAR, me, ("torch", "python", "device"))
+    if why is None and (len(data) != sidecar.get("bytes") or bytes_digest(data) != sidecar.get("digest")):
+        why = "damaged: its bytes changed since tune saved them"
+    return why
 
 
 def read_sidecar(path):
-    try:
-        with open(os.path.join(os.path.dirname(path), ARTIFACTS_SIDECAR)) as f:
-            sidecar = json.load(f)
-        return sidecar if isinstance(sidecar, dict) else {"unreadable": "not a JSON object"}
-    except (OSError, ValueError) as e:
-        return {"unreadable": "%s: %s" % (type(e).__name__, e)}
+    sidecar_path = os.path.join(os.path.dirname(path), ARTIFACTS_SIDECAR)
+    sidecar = read_record(sidecar_path)
+    return {"unreadable": "%s is missing" % sidecar_path} if sidecar is None else sidecar
 
 
 def load_artifacts(torch, path, device):
