@@ -38,6 +38,22 @@ TEST(DataParallelFigures, TheSentenceGivesRanksBatchEfficiencyCommunicationAndMe
   EXPECT_EQ(describe_data_parallel(DataParallelPart{}), "");  // one process
 }
 
+// The Python worker's DDP adds rank 0's unsynced rounds (its DDP step under no_sync): over its solo rounds, what DDP
+// costs beside its communication, said after the exposed share; libtorch's route has none and says nothing of it.
+TEST(DataParallelFigures, UnsyncedRoundsGiveWhatDdpCostsWithoutItsCommunication) {
+  DataParallelPart d = two_ranks();
+  EXPECT_EQ(ddp_wrapping_cost(d).rounds, 0);
+  d.unsynced_block_times = {0.105, 0.1155, 0.105, 0.126};  // 1.05x the solo step, every round
+  d.buckets = 7;
+  const PairedRatio wrapping = ddp_wrapping_cost(d);
+  EXPECT_EQ(wrapping.rounds, 4);
+  EXPECT_NEAR(wrapping.ratio, 1.05, 1e-9);
+  EXPECT_EQ(describe_data_parallel(d),
+            "2 ranks x batch 8 (gloo): scaling efficiency 0.80 (95% CI 0.80-0.80, 4 rounds), communication not hidden "
+            "by the backward 10% of a step, DDP without communication 1.05x the one-process step (95% CI 1.05-1.05, 7 "
+            "buckets), peak memory per rank 512-520 MiB");
+}
+
 TEST(DataParallelFigures, ADataParallelStudyHasAKeyOfItsOwnAndOneRankKeepsTheOldKey) {
   EXPECT_EQ(step_options_key("math", "adamw"), kDefaultStepOptions);
   EXPECT_EQ(step_options_key("math", "adamw", 1), kDefaultStepOptions);

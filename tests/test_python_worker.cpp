@@ -39,7 +39,7 @@ class ScriptedSession:
         if OPTIONS.get("start_failure"):
             raise w.TrialFailure("invalid", "setup", OPTIONS["start_failure"] + " " + batches)
         return {"parameter_count": 1234, "block_steps": OPTIONS.get("block_steps", 1)}
-    def run_steps(self, n, learning_rates=None):
+    def run_steps(self, n, learning_rates=None, member="parallel"):
         times, compiles, losses = [], [], []
         for i in range(n):
             self.done += 1

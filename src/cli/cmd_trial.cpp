@@ -138,6 +138,8 @@ int run_trial(int argc, char** argv) {
   if (out != "-") inject_after_result(fault, out);
   std::cerr << "tune: trial " << to_string(result.status)
             << (result.ok() ? "" : " (" + result.error_stage + ": " + result.error_message + ")") << "\n";
+  if (result.ok() && result.data_parallel.ranks > 1)
+    std::cerr << "tune: data-parallel: " << describe_data_parallel(result.data_parallel) << "\n";
   return 0;
 }
 

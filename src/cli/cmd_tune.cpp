@@ -141,27 +141,12 @@ std::function<std::string()> inputs_identity_now(const SearchRequest& r) {
   };
 }
 
-// --ranks N: every trial data-parallel. The Python worker's backends have no data-parallel trial yet: the default
-// coverage leaves them out (said), a list that names one is refused.
-void set_ranks(const po::variables_map& vm, bool auto_backends, SearchRequest& request) {
+// --ranks N: every trial data-parallel (libtorch's ranks for eager and jit, HF's module under DDP for the Python
+// worker's backends; cuda-graph has no point between backward and update for the all-reduce: its trials say so).
+void set_ranks(const po::variables_map& vm, SearchRequest& request) {
   if (!vm.count("ranks")) return;
   request.ranks = vm["ranks"].as<int>();
   if (request.ranks < 1 || request.ranks > 64) throw std::invalid_argument(strf("--ranks %d: expected 1 to 64", request.ranks));
-  if (request.ranks == 1) return;
-  std::vector<std::string> kept;
-  for (const auto& label : request.backends) {
-    if (!runs_in_python(label)) {
-      kept.push_back(label);
-    } else if (!auto_backends) {
-      throw std::invalid_argument("--backends " + label + " with --ranks " + std::to_string(request.ranks) + ": " +
-                                  label + " runs in the Python worker, whose data-parallel trials are not built yet "
-                                  "(eager and jit run data-parallel)");
-    } else {
-      std::cerr << "tune: --ranks " << request.ranks << ": " << label << " left out (its data-parallel trials, DDP "
-                << "around Hugging Face's module, are not built yet)\n";
-    }
-  }
-  request.backends = kept;
 }
 
 SearchRequest request_from(const po::variables_map& vm) {
@@ -180,7 +165,7 @@ SearchRequest request_from(const po::variables_map& vm) {
   const TrainingChoice training = training_choice(vm, source);
   request.attention = training.attention;
   request.optimizer = training.optimizer == "auto" ? default_optimizer(request.instance) : training.optimizer;
-  set_ranks(vm, backends == "auto", request);
+  set_ranks(vm, request);
   request.seq_len = training.seq_len > 0 ? training.seq_len : request.model.default_seq_len;
   check_seq_len(vm, request.model, request.seq_len);
   request.seed = training.seed;

@@ -120,10 +120,12 @@ const char* const kOtherCompilesNote =
 const char* const kRanksNote =
     "\"ranks=N\" in the precision cell: a data-parallel row (`tune --model ... --ranks N`): every trial ran N "
     "processes sharing the instance's threads, each training its own rows, gradients all-reduced after every backward "
-    "in buckets overlapped with it (DDP's way; gloo on a CPU). Batch sizes are per rank, as in the vendor's table "
-    "(per GPU); samples/s count all ranks; the JSON's data_parallel gives the scaling efficiency (N ranks against N "
-    "times rank 0 alone, paired rounds), the communication the backward did not hide and each rank's peak memory "
-    "(docs/data-parallel.md).";
+    "in buckets overlapped with it (DDP's way; gloo on a CPU; the Python worker's backends run Hugging Face's module "
+    "under torch's DDP, inductor compiling it as a DDP job does, its graph split at the buckets). Batch sizes are per "
+    "rank, as in the vendor's table (per GPU); samples/s count all ranks; peak memory is the largest rank's; the "
+    "JSON's data_parallel gives the scaling efficiency (N ranks against N times rank 0 alone, paired rounds), the "
+    "communication the backward did not hide, each rank's peak memory and, under DDP, what DDP costs without its "
+    "communication (ddp_without_comm) (docs/data-parallel.md).";
 const char* const kScreenNote =
     "\"screened out\": tune's default coverage first times every backend x precision at one batch "
     "(`screen_batch_size`, 8) and searches only those within `screen_keep_share` (80%) of the fastest's samples/s "

@@ -73,16 +73,21 @@ nlohmann::json observers_json(const BackendResult& r) {
 }
 
 // A data-parallel row's figures at the best batch (null for one process): ranks, the batch per rank, the scaling
-// efficiency with its interval, the exposed communication's share of a step, each rank's peak memory.
+// efficiency with its interval, the exposed communication's share of a step, each rank's peak memory, and (the
+// Python worker's DDP) what DDP costs without its communication.
 nlohmann::json data_parallel_json(const BackendResult& r) {
   const DataParallelPart& d = r.data_parallel;
   if (d.ranks < 2) return nullptr;
-  const PairedRatio e = scaling_efficiency(d);
+  const PairedRatio e = scaling_efficiency(d), wrapping = ddp_wrapping_cost(d);
+  const nlohmann::json without_comm =
+      wrapping.rounds < 1 ? nlohmann::json(nullptr)
+                          : nlohmann::json{{"ratio", wrapping.ratio}, {"ci95", {wrapping.ci_low, wrapping.ci_high}},
+                                           {"rounds", wrapping.rounds}};
   return {{"ranks", d.ranks}, {"per_rank_batch", d.per_rank_batch}, {"comm_backend", d.comm_backend},
           {"buckets", d.buckets}, {"bucket_cap_mb", d.bucket_cap_mb}, {"scaling_efficiency", e.ratio},
           {"scaling_efficiency_ci95", {e.ci_low, e.ci_high}}, {"rounds", e.rounds},
           {"exposed_comm_share", exposed_comm_share(d)}, {"rank_peak_memory_bytes", d.rank_peak_memory_bytes},
-          {"said", describe_data_parallel(d)}};
+          {"ddp_without_comm", without_comm}, {"said", describe_data_parallel(d)}};
 }
 
 nlohmann::json backend_json(const TableRow& row, const BackendResult& r) {

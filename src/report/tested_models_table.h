@@ -43,7 +43,9 @@ namespace tune {
 // counts; empty where none ran) and `data_parallel` (a data-parallel row's scaling figures; null for one process)
 // 16: the row's `other_compiles` (TableRow::other_compiles: each compiled backend but the row's against native at a
 // batch both ran, from the search's trials: speed-up, net cold compile overhead, break-even; empty where none)
-constexpr int kTableJsonSchemaVersion = 16;
+// 17: a data-parallel backend's `ddp_without_comm` (the Python worker's DDP: rank 0's unsynced step over its solo
+// step, ratio, 95% CI and rounds; null where the trial had no unsynced blocks)
+constexpr int kTableJsonSchemaVersion = 17;
 constexpr double kSittingGap = 3600;  // seconds between two trials of a row that start a new sitting
 
 struct BatchPoint {

@@ -38,11 +38,6 @@ std::string in_dir(const std::string& work_dir, const std::string& name) {
 }
 std::string rank_name(int rank, const char* what) { return strf("rank-%d.%s", rank, what); }
 
-std::string comm_backend(const TrialSpec& spec) {
-  return spec.distributed.comm_backend == "auto" ? (device_kind(spec.step.device) == "cuda" ? "nccl" : "gloo")
-                                                 : spec.distributed.comm_backend;
-}
-
 // Every rank joins through a file store in the trial folder (rank 0 removed any earlier one before starting them).
 c10::intrusive_ptr<c10d::Backend> make_group(const TrialSpec& spec, int rank, const std::string& work_dir) {
   const auto store = c10::make_intrusive<c10d::FileStore>(in_dir(work_dir, "dp-store"), spec.distributed.ranks);
@@ -110,11 +105,9 @@ class RankTrainer {
  private:
   // This rank's rows of the batches a one-process trial at the global batch trains on.
   static std::vector<Batch> rank_pool(const TrialSpec& spec, int rank) {
-    TrialSpec global = spec;
-    global.batch_size = spec.batch_size * spec.distributed.ranks;
     std::string description;
     std::vector<Batch> pool;
-    for (const Batch& b : trial_batches(global, &description))
+    for (const Batch& b : trial_batches(global_batch_spec(spec), &description))
       pool.push_back(b.rows(static_cast<int64_t>(rank) * spec.batch_size, spec.batch_size).to(torch::Device(spec.step.device)));
     return pool;
   }
@@ -129,45 +122,10 @@ class RankTrainer {
   int done_ = 0;
 };
 
-// The parallel steps every rank runs in lockstep: the warm-up, then per round a barrier (while rank 0 trains alone,
-// the others wait there) and a block; a learning-rate trial runs its steps with no rounds.
-struct Schedule {
-  int warmup = 0, rounds = 0, block = 0;
-  explicit Schedule(const TrialSpec& spec) {
-    if (spec.purpose == TrialPurpose::learning_rate) {
-      warmup = std::max(spec.train_steps, 1);
-      return;
-    }
-    warmup = spec.measure.warmup_steps;
-    rounds = spec.distributed.scaling_rounds;
-    block = spec.distributed.block_steps;
-  }
-};
-
 void barrier(c10d::Backend& group) {
   std::vector<at::Tensor> token{torch::zeros({1})};
   group.allreduce(token)->wait();  // an all-reduce of one value: every rank must enter it, under the group's timeout
 }
-
-}  // namespace
-
-void check_data_parallel_spec(const TrialSpec& spec) {
-  const DistributedSettings& d = spec.distributed;
-  if (d.ranks < 2) throw std::invalid_argument(strf("data-parallel trial with %d rank(s): expected at least 2", d.ranks));
-  if (runs_in_python(spec.step.backend))
-    throw std::invalid_argument("backend '" + spec.step.backend + "' runs in the Python worker: its data-parallel "
-                                "trials (DDP around HF's module) are not built yet; eager and jit run data-parallel");
-  if (comm_backend(spec) != "gloo")
-    throw std::invalid_argument("communication backend '" + comm_backend(spec) + "' on " + spec.step.device +
-                                ": expected gloo on a CPU (NCCL data-parallel trials are not built yet)");
-  if (spec.purpose == TrialPurpose::paired) throw std::invalid_argument("a paired trial cannot be data-parallel");
-  if (d.scaling_rounds < 2 || d.block_steps < 1 || !(d.bucket_cap_mb > 0) || !(d.collective_timeout_seconds > 0))
-    throw std::invalid_argument(strf("data-parallel trial: %d scaling rounds of %d steps, buckets of %g MB, a %g s "
-                                     "collective timeout: expected at least 2 rounds of 1 step and positive sizes",
-                                     d.scaling_rounds, d.block_steps, d.bucket_cap_mb, d.collective_timeout_seconds));
-}
-
-namespace {
 
 // Each rank's share of the machine: the spec's threads and memory cap divided among the ranks. A cap that cannot be
 // set is the setup's failure, as in a one-process trial: the rank would otherwise run unbounded.
@@ -181,12 +139,13 @@ void size_rank_process(const TrialSpec& spec) {
                                 std::to_string(ranks) + " ranks)");
 }
 
-// The parallel member's schedule on any rank. Rank 0 (figures given) keeps its peak memory after the parallel
+// The parallel member's schedule on any rank: per round a barrier (while rank 0 trains alone, the others wait there)
+// and a block. Rank 0 (figures given) keeps its peak memory after the parallel
 // warm-up, before it builds its solo model (which would count in it), then runs that model alone around its
 // barriers.
 void run_parallel_schedule(const TrialSpec& spec, c10d::Backend& group, RankTrainer& parallel,
                            DataParallelPart* figures) {
-  const Schedule s(spec);
+  const DataParallelSchedule s(spec);
   parallel.run(s.warmup);
   std::unique_ptr<RankTrainer> solo;
   if (figures) {
@@ -326,27 +285,16 @@ class RankProcesses {
   std::vector<Rank> ranks_;
 };
 
-// Rank 0's figures into the result: the parallel blocks' steps as the trial's (samples/s over all ranks: the global
-// batch), the losses averaged over ranks, the other ranks' peak memory after rank 0's.
-void summarise_parallel(const TrialSpec& spec, RankTrainer& parallel, int buckets, const RankProcesses& others,
-                        TrialResult& r) {
-  std::vector<double> losses = parallel.losses();
+// Rank 0's figures into the result: the ranks' losses, the other ranks' peak memory after rank 0's, the summary.
+void summarise_parallel(const TrialSpec& spec, RankTrainer& parallel, const RankProcesses& others, TrialResult& r) {
+  std::vector<std::vector<double>> losses{parallel.losses()};
   for (int rank = 1; rank < spec.distributed.ranks; ++rank) {
     const TrialResult own = others.rank_result(rank);
-    for (size_t i = 0; i < losses.size() && i < own.losses.size(); ++i) losses[i] += own.losses[i];
+    losses.push_back(own.losses);
     r.data_parallel.rank_peak_memory_bytes.push_back(own.peak_memory_bytes);
   }
-  for (double loss : losses)
-    if (!record_loss(r, loss / spec.distributed.ranks)) return;
-  for (double t : r.data_parallel.parallel_block_times)
-    r.step_times.insert(r.step_times.end(), spec.distributed.block_steps, t);
-  TrialSpec global = spec;
-  global.batch_size = spec.batch_size * spec.distributed.ranks;
-  r.status = TrialStatus::ok;
-  summarise_steps(global, r);
-  r.data_parallel.buckets = buckets;
-  r.steady_state_stop = strf("data-parallel: %d ranks, %d rounds of %d steps (all ranks, then rank 0 alone)",
-                             spec.distributed.ranks, spec.distributed.scaling_rounds, spec.distributed.block_steps);
+  r.data_parallel.buckets = parallel.buckets();
+  summarise_data_parallel(spec, losses, r);
 }
 
 // What a failed trial was: a rank's own failure first (it caused the others' errors), then a hang (ranks that
@@ -385,10 +333,8 @@ TrialResult run_data_parallel_trial(const TrialSpec& spec, const std::string& wo
     run_parallel_schedule(spec, *group, parallel, &r.data_parallel);
     others.wait_or_kill(spec.distributed.collective_timeout_seconds);
     if (const auto failed = others.first_failure()) return *failed;
-    summarise_parallel(spec, parallel, parallel.buckets(), others, r);
-    TrialSpec global = spec;
-    global.batch_size = spec.batch_size * spec.distributed.ranks;
-    r.flops_per_step = trial_flops_per_step(global, parallel.example());
+    summarise_parallel(spec, parallel, others, r);
+    r.flops_per_step = trial_flops_per_step(global_batch_spec(spec), parallel.example());
   } catch (const std::exception& e) {
     others.wait_or_kill(2.0);  // a rank that failed by itself has ended (or ends now); a hung one is killed
     const TrialResult failed = failure_of(spec, e, others);

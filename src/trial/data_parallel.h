@@ -6,11 +6,13 @@
 // communication, the others waiting), so each round gives a paired scaling efficiency. A rank that runs out of
 // memory, crashes, is killed or sends nothing for collective_timeout_seconds ends the trial for all with its typed
 // status; rank 0 kills and reaps whatever rank is still running, so none outlives the trial.
-// The libtorch backends that have a point between backward and update (eager, jit) run this way; NCCL (GPU) and the
-// Python worker's backends are not built yet (a clear invalid result).
+// The libtorch backends that have a point between backward and update (eager, jit) run this way; the Python worker's
+// backends run HF's module under DDP (trial/worker_data_parallel.h); NCCL (GPU) is not built yet (a clear invalid
+// result).
 #pragma once
 #include <string>
 
+#include "trial/data_parallel_figures.h"
 #include "trial/trial_result.h"
 #include "trial/trial_spec.h"
 
@@ -23,9 +25,5 @@ TrialResult run_data_parallel_trial(const TrialSpec& spec, const std::string& wo
 // Rank `rank`'s process (`tune trial --rank K --spec FILE --out FILE`): trains its share in lockstep with the
 // others and writes its result (its losses and peak memory, or how it failed) to `out`. Its exit code.
 int run_data_parallel_rank(const TrialSpec& spec, int rank, const std::string& work_dir, const std::string& out);
-
-// Throws std::invalid_argument naming what a data-parallel spec cannot be (under 2 ranks, a Python-worker backend,
-// a CUDA device, a paired purpose, an unknown communication backend).
-void check_data_parallel_spec(const TrialSpec& spec);
 
 }  // namespace tune

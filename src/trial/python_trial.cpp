@@ -71,6 +71,8 @@ std::string python_worker_script() {
   return script.string();
 }
 
+std::vector<std::string> default_worker_argv() { return {python_executable(), python_worker_script()}; }
+
 void from_json(const nlohmann::json& j, WorkerSteps& steps) {
   steps.times = j.at("times").get<std::vector<double>>();
   steps.compile_seconds = j.value("compile_seconds", std::vector<double>{});
@@ -82,14 +84,15 @@ PythonWorker::PythonWorker(const std::vector<std::string>& argv) {
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sockets) != 0)
     throw std::runtime_error(std::string("cannot open a socket pair for the Python worker: ") + std::strerror(errno));
   const pid_t parent = getpid();
-  pid_ = fork();
-  if (pid_ < 0) {
+  const pid_t pid = fork();
+  if (pid < 0) {
     const int error = errno;
     close(sockets[0]);
     close(sockets[1]);
     throw std::runtime_error(std::string("cannot fork the Python worker: ") + std::strerror(error));
   }
-  if (pid_ == 0) exec_worker(argv, sockets[1], parent);
+  if (pid == 0) exec_worker(argv, sockets[1], parent);
+  pid_ = pid;
   close(sockets[1]);
   socket_ = sockets[0];
 }
@@ -97,20 +100,25 @@ PythonWorker::PythonWorker(const std::vector<std::string>& argv) {
 // Closing the socket ends a worker that still waits for requests; one that does not end is killed.
 PythonWorker::~PythonWorker() {
   if (socket_ >= 0) close(socket_);
-  if (pid_ <= 0) return;
+  const pid_t pid = pid_;
+  if (pid <= 0) return;
   int status = 0;
   for (int waited = 0; waited < 100; ++waited) {
-    if (waitpid(pid_, &status, WNOHANG) == pid_) return;
+    if (waitpid(pid, &status, WNOHANG) == pid) return;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
-  kill(pid_, SIGKILL);
-  waitpid(pid_, &status, 0);
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+}
+
+void PythonWorker::kill_process() {
+  if (const pid_t pid = pid_; pid > 0) kill(pid, SIGKILL);
 }
 
 WorkerFailure PythonWorker::ended() {
   ChildOutcome outcome;
   int status = 0;
-  if (pid_ > 0 && waitpid(pid_, &status, 0) == pid_) record_wait_status(outcome, status);
+  if (const pid_t pid = pid_; pid > 0 && waitpid(pid, &status, 0) == pid) record_wait_status(outcome, status);
   pid_ = -1;
   // A SIGKILL the trial did not send is, on Linux, the kernel's out-of-memory killer.
   const bool killed = outcome.signaled && outcome.signal == SIGKILL;
@@ -154,8 +162,10 @@ std::variant<WorkerReady, WorkerFailure> PythonWorker::start(const TrialSpec& sp
                                {"dir", dir}}, "ready");
 }
 
-std::variant<WorkerSteps, WorkerFailure> PythonWorker::steps(int n, const std::vector<double>& learning_rates) {
+std::variant<WorkerSteps, WorkerFailure> PythonWorker::steps(int n, const std::vector<double>& learning_rates,
+                                                             const std::string& member) {
   nlohmann::json message{{"op", "steps"}, {"n", n}};
+  if (member != "parallel") message["member"] = member;
   if (!learning_rates.empty()) message["learning_rates"] = learning_rates;  // the rate before each step
   return request<WorkerSteps>(message, "steps");
 }
@@ -244,7 +254,7 @@ TrialResult measure_on_worker(const TrialSpec& spec, PythonWorker& worker, const
 TrialResult run_python_worker_trial(const TrialSpec& spec, const std::string& batches_path, const std::string& dir,
                                     std::vector<std::string> worker_argv, const WorkerHeldOut& held_out) {
   try {  // no python or no worker script: this backend cannot run here
-    if (worker_argv.empty()) worker_argv = {python_executable(), python_worker_script()};
+    if (worker_argv.empty()) worker_argv = default_worker_argv();
   } catch (const std::runtime_error& e) {
     return failed_result(TrialStatus::compile_error, "python", e.what());
   }

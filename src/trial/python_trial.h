@@ -2,21 +2,23 @@
 // (src/trial/python_worker.py): which python and script, the worker protocol, and the trial over it.
 //
 // The protocol, JSON lines: requests on the worker's stdin, replies on its stdout (version kWorkerProtocol).
-//   -> {"op": "start", "protocol": 2, "spec": SPEC, "batches": PATH, "dir": DIR}
+//   -> {"op": "start", "protocol": 3, "spec": SPEC, "batches": PATH, "dir": DIR}
 //   <- {"ready": {"parameter_count": N, "block_steps": K}}
-//   -> {"op": "steps", "n": N}
+//   -> {"op": "steps", "n": N, "member": M}   (M: "parallel", the default; "solo" or "unsynced" on rank 0 of a
+//                                              data-parallel trial: trial/worker_data_parallel.h)
 //   <- {"steps": {"times": [s], "compile_seconds": [s], "losses": [x or "nan" / "inf" / "-inf"]}}
 //   -> {"op": "evaluate", "batches": PATH}   (a classifier's held-out rows, after the last step: data/held_out.h)
 //   <- {"evaluate": {"rows": N, "loss_sum": X, "correct": K}}   (eval mode, no gradients, fp32)
 //   -> {"op": "finish"}
 //   <- {"finish": {"compile_info": S, "compile_parts": {phase: s}, "compile_cache": S, "warnings": [S],
-//                  "peak_memory_bytes": N, "observer_summary": S}}
+//                  "peak_memory_bytes": N, "observer_summary": S, "buckets": N}}
 // Any reply but finish's may be {"failure": {"status": STATUS, "stage": S, "message": S}} (trial_status.h names);
 // the worker then answers only "finish". The trial process keeps the measurement (trial/measurement.h): the loop,
 // the stopping rule, the statistics and the result's fields; the worker builds HF's module, compiles and steps.
 #pragma once
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -32,7 +34,7 @@
 
 namespace tune {
 
-constexpr int kWorkerProtocol = 2;  // 2: evaluate
+constexpr int kWorkerProtocol = 3;  // 2: evaluate; 3: a step request's member, the finish's buckets
 
 struct WorkerReady {
   int64_t parameter_count = 0;
@@ -50,6 +52,7 @@ struct WorkerFinish {
   std::vector<std::string> warnings;
   int64_t peak_memory_bytes = 0;
   std::string observer_summary;  // the spec's observer: what it did (step_observers.py)
+  int buckets = 0;               // a data-parallel rank's all-reduce buckets (DDPOptimizer's split when compiled)
 };
 struct WorkerFailure {
   TrialStatus status = TrialStatus::crashed;
@@ -64,6 +67,9 @@ std::string python_executable();
 // The worker script, src/trial/python_worker.py under tune_home(). Throws std::runtime_error when missing.
 std::string python_worker_script();
 
+// {python_executable(), python_worker_script()}; throws as they do.
+std::vector<std::string> default_worker_argv();
+
 // One worker process: started with its end of a socket pair on its stdin and stdout (its stderr is this process's,
 // the trial's log), in this process's group, so a trial's timeout ends it too. Each request returns the reply, or a
 // failure: the worker's own, a reply that breaks the protocol, or the worker's end (oom when killed by SIGKILL,
@@ -77,18 +83,22 @@ class PythonWorker {
 
   std::variant<WorkerReady, WorkerFailure> start(const TrialSpec& spec, const std::string& batches,
                                                  const std::string& dir);
-  // n more steps; learning_rates (one per step, when not empty) is the rate the worker sets before each.
-  std::variant<WorkerSteps, WorkerFailure> steps(int n, const std::vector<double>& learning_rates = {});
+  // n more steps of `member` (the trial's own: "parallel"); learning_rates (one per step, when not empty) is the
+  // rate the worker sets before each.
+  std::variant<WorkerSteps, WorkerFailure> steps(int n, const std::vector<double>& learning_rates = {},
+                                                 const std::string& member = "parallel");
   // The trained module scored on the held-out batches at `batches`.
   std::variant<HeldOutScore, WorkerFailure> evaluate(const std::string& batches);
   std::optional<WorkerFinish> finish();  // nothing when the worker is gone
+  // SIGKILLs the worker, from any thread (a request waiting on it then ends as the worker's end).
+  void kill_process();
 
  private:
   template <typename Reply>
   std::variant<Reply, WorkerFailure> request(const nlohmann::json& request, const char* reply_key);
   std::optional<std::string> round_trip(const std::string& line);  // the reply's line; nothing when the worker ended
   WorkerFailure ended();
-  pid_t pid_ = -1;
+  std::atomic<pid_t> pid_{-1};
   int socket_ = -1;
   std::string buffer_;  // what came after the last reply's line
 };
@@ -125,7 +135,7 @@ TrialResult run_python_worker_trial(const TrialSpec& spec, const std::string& ba
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerReady, parameter_count, block_steps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerFinish, compile_info, compile_parts, compile_cache, warnings,
-                                                peak_memory_bytes, observer_summary)
+                                                peak_memory_bytes, observer_summary, buckets)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerFailure, status, stage, message)
 void from_json(const nlohmann::json& j, WorkerSteps& steps);
 

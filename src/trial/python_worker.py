@@ -11,6 +11,7 @@ Compatible with torch >= 2.4 and transformers 4.4x / 5.x; torch and transformers
 Inductor cache folder is set, so a cold cache is really cold.
 """
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -22,13 +23,14 @@ import traceback
 import warnings
 
 import compile_cache  # beside this file (sys.path[0] when run as a script)
+import data_parallel
 import step_observers
 
 # The backends this worker runs: the registry's entries with the Python-worker route (src/trial/backend_registry.cpp;
 # PythonWorkerBackends.* checks the two agree), and whether each puts HF's module under torch.compile.
 BACKENDS = {"inductor": {"torch_compile": True}, "hf-eager": {"torch_compile": False}}
 HF_ATTENTION = {"math": "eager", "sdpa": "sdpa"}
-PROTOCOL = 2  # kWorkerProtocol in src/trial/python_trial.h (2: evaluate)
+PROTOCOL = 3  # kWorkerProtocol in src/trial/python_trial.h (2: evaluate; 3: a step request's member, buckets)
 
 
 def compiles(spec):
@@ -50,27 +52,28 @@ def prepare_inductor_cache(out_dir, spec):
     """A fresh cache folder per trial (cold compile), unless TUNE_INDUCTOR_CACHE_DIR names a shared one or the spec
     names its study's cache for its shape (compile_cache_dir). A shared or study cache is checked first
     (compile_cache.py): one from another torch, Python or machine, or damaged, is emptied and said so. Returns the
-    folder, its account for compile_info, whether it is the trial's own (cold by construction), and why it was
-    rebuilt (or None)."""
+    folder, its account for compile_info, whether it is the trial's own (cold by construction), why it was rebuilt
+    (or None), and whether it starts empty (no artifacts loaded into it, nothing from an earlier compile)."""
     shared = os.environ.get("TUNE_INDUCTOR_CACHE_DIR", "")
     study = spec.get("compile_cache_dir", "")
     if spec.get("compile_artifacts"):
         shared, study = "", ""  # carried artifacts load into a fresh cache: a warm local one would hide what they hold
     if not (shared or study):
-        cache = os.path.join(out_dir, "inductor-cache")
+        cache = data_parallel.rank_cache_folder(os.path.join(out_dir, "inductor-cache"), spec)
         shutil.rmtree(cache, ignore_errors=True)
         os.makedirs(cache)
         point_inductor_at(cache)
         fresh = "fresh TORCHINDUCTOR_CACHE_DIR in the trial folder"
-        return cache, fresh if spec.get("compile_artifacts") else "cold (%s)" % fresh, True, None
-    cache = shared or study
-    whose = "shared cache " + shared + " (TUNE_INDUCTOR_CACHE_DIR)" if shared else "the study's cache for this shape " + study
+        carried = bool(spec.get("compile_artifacts"))
+        return cache, fresh if carried else "cold (%s)" % fresh, True, None, not carried
+    cache = data_parallel.rank_cache_folder(shared or study, spec)
+    whose = "shared cache " + cache + " (TUNE_INDUCTOR_CACHE_DIR)" if shared else "the study's cache for this shape " + cache
     try:
         account, rebuilt = compile_cache.open_cache(cache, spec.get("device", "cpu"), tune_owned=not shared)
     except (ValueError, OSError) as e:
         raise TrialFailure("invalid", "setup", str(e))
     point_inductor_at(cache)
-    return cache, whose + ": " + (account if rebuilt is None else "rebuilt, " + rebuilt), False, rebuilt
+    return cache, whose + ": " + (account if rebuilt is None else "rebuilt, " + rebuilt), False, rebuilt, account == "empty"
 
 
 def point_inductor_at(cache):
@@ -211,7 +214,8 @@ class TrainStep:
     GradScaler. `inductor`: the module under torch.compile and, for stock AdamW, the optimizer step compiled
     too (Inductor generates the update); the fused AdamW is already one kernel and stays as it is."""
 
-    def __init__(self, torch, module, spec):
+    def __init__(self, torch, module, spec, forward_module=None):
+        """forward_module: what the forward calls (a DDP around `module`); the module itself by default."""
         self.torch = torch
         fused = spec["optimizer"] == "fused"
         # The rate is a tensor the step reads, never a constant of the compiled graph: a compiled optimizer step is
@@ -223,20 +227,22 @@ class TrainStep:
         self.device_type = torch.device(spec["device"]).type
         self.dtype = {"fp32": None, "bf16": torch.bfloat16, "fp16": torch.float16}[spec["precision"]]
         self.scaler = torch.amp.GradScaler(self.device_type) if spec["precision"] == "fp16" else None
-        self.forward, self.update = module, self.optimizer.step
+        self.forward, self.update = forward_module or module, self.optimizer.step
         self.optimizer_compiled = False
         self.regions = None  # inductor:regional: the repeated blocks compiled one by one (compile_regions)
         if compiles(spec):
             self.compile(module, spec, fused)
 
     def compile(self, module, spec, fused):
+        """The whole forward (a DDP around the module included: DDPOptimizer splits it at bucket boundaries) or, in
+        regional mode, each repeated block of the module in place."""
         mode = spec.get("compile_mode", "default")
         dynamic = bool(spec.get("dynamic_shapes", False))
         try:
             if mode == REGIONAL_MODE:
                 self.regions = compile_regions(self.torch, module, dynamic)
             else:
-                self.forward = self.torch.compile(module, mode=mode, dynamic=dynamic)
+                self.forward = self.torch.compile(self.forward, mode=mode, dynamic=dynamic)
             if not fused and self.scaler is None:
                 self.update = self.torch.compile(self.optimizer.step)
                 self.optimizer_compiled = True
@@ -354,7 +360,7 @@ def counted(messages):
     return [m + (" (x%d)" % n if n > 1 else "") for m, n in counts.items()]
 
 
-def compile_account(torch, transformers, spec, step, result, cache_state, frames_after_first_step):
+def compile_account(torch, transformers, spec, step, result, cache_state, frames_after_first_step, started_empty=False):
     """compile_info and compile_parts for the result: what was compiled, its phases, graphs, breaks, recompiles."""
     versions = "torch %s, transformers %s" % (torch.__version__, transformers.__version__)
     if not compiles(spec):
@@ -376,23 +382,29 @@ def compile_account(torch, transformers, spec, step, result, cache_state, frames
                 bool(spec.get("dynamic_shapes", False)), what, "compiled" if step.optimizer_compiled else "eager (" + spec["optimizer"] +
                 ("" if spec["precision"] != "fp16" else ", GradScaler") + ")", versions,
                 counters["stats"]["unique_graphs"], breaks, frames, recompiles, parts["dynamo_trace"],
-                parts["aot_inductor_codegen"], parts["kernel_compile"], cache_state, cache_use(counters),
+                parts["aot_inductor_codegen"], parts["kernel_compile"], cache_state, cache_use(counters, started_empty),
                 os.environ.get("TORCHINDUCTOR_COMPILE_THREADS", "default")))
 
 
-def cache_use_state(counters):
+def cache_use_state(counters, started_empty=False):
     """What this trial's compile found in the Inductor cache, as torch counts it: "warm" when every FX graph came
-    from it, "cold" when none did, "partly warm" between, "unused" when no graph went through it."""
+    from it, "cold" when none did, "partly warm" between, "unused" when no graph went through it. A compile into a
+    cache that started empty is cold whatever it hit: its hits are its own graphs found again (a graph repeated in
+    it, e.g. identical layers in the pieces DDPOptimizer splits at buckets), nothing an earlier compile left."""
     hits, misses = counters["inductor"]["fxgraph_cache_hit"], counters["inductor"]["fxgraph_cache_miss"]
+    if started_empty and misses:
+        return "cold"
     return "warm" if hits and not misses else "cold" if misses and not hits else "partly warm" if hits else "unused"
 
 
-def cache_use(counters):
+def cache_use(counters, started_empty=False):
     """The state (cache_use_state) with the FX-graph and AOTAutograd hits and misses."""
     fx, aot = counters["inductor"], counters["aot_autograd"]
-    return "%s: FX graphs %d hits, %d misses, %d bypassed; AOTAutograd %d hits, %d misses" % (
-        cache_use_state(counters), fx["fxgraph_cache_hit"], fx["fxgraph_cache_miss"], fx["fxgraph_cache_bypass"],
-        aot["autograd_cache_hit"], aot["autograd_cache_miss"])
+    own = " (the cache started empty: the hits are this compile's own graphs found again)" if (
+        started_empty and fx["fxgraph_cache_hit"] and fx["fxgraph_cache_miss"]) else ""
+    return "%s%s: FX graphs %d hits, %d misses, %d bypassed; AOTAutograd %d hits, %d misses" % (
+        cache_use_state(counters, started_empty), own, fx["fxgraph_cache_hit"], fx["fxgraph_cache_miss"],
+        fx["fxgraph_cache_bypass"], aot["autograd_cache_hit"], aot["autograd_cache_miss"])
 
 
 def build_stage(torch, transformers, spec):
@@ -414,17 +426,66 @@ def finite_or_text(value):
     return value if math.isfinite(value) else str(value)
 
 
+class Member:
+    """One model's training step in this process and the steps it has run. Warm-up steps (its first warmup_steps)
+    are timed one by one with torch's compile timers read around each (torch compiles lazily, inside a step); later
+    steps in blocks of the clock's size, nothing read inside. A trial has one; rank 0 of a data-parallel trial has
+    two more, without communication (data_parallel.py). `block` wraps each block of steps (a context manager)."""
+
+    def __init__(self, torch, spec, step, batches, block=contextlib.nullcontext, before_step=None, observer=None):
+        self.torch, self.step, self.batches, self.block = torch, step, batches, block
+        self.warmup_steps, self.before_step, self.observer = spec["warmup_steps"], before_step, observer
+        self.clock = StepClock(torch, spec["device"])
+        self.steps_done, self.frames_after_first_step, self.compile_seconds = 0, None, 0.0
+
+    def run(self, n, learning_rates=None):
+        """n steps; learning_rates, when given, is the rate to set before each (the trial's schedule)."""
+        times, compiles, losses = [], [], []
+        with self.block():
+            if self.observer:
+                self.observer.begin_block()
+            while len(times) < n:
+                warmup = self.steps_done < self.warmup_steps
+                before = compile_parts(compile_timers()[0])["total"] if warmup else 0.0
+                rates = learning_rates[len(times):] if learning_rates else None
+                block = self.timed(1 if warmup else n - len(times), losses, rates)
+                times += block
+                compiles += [compile_parts(compile_timers()[0])["total"] - before] if warmup else [0.0] * len(block)
+                if self.frames_after_first_step is None:
+                    self.frames_after_first_step = compile_timers()[1]
+            if self.observer:
+                self.observer.end_block()
+        self.compile_seconds += sum(compiles)
+        return {"times": times, "compile_seconds": compiles, "losses": [finite_or_text(float(l.item())) for l in losses]}
+
+    def timed(self, n, losses, rates=None):
+        self.clock.mark()
+        for i in range(n):
+            if rates:
+                self.step.set_learning_rate(rates[i])
+            if self.before_step:
+                self.before_step(self.steps_done)
+            if self.observer:
+                self.observer.before_step(self.steps_done)
+            losses.append(self.step(self.batches[self.steps_done % len(self.batches)]))
+            if self.observer:
+                self.observer.after_step(self.steps_done, losses[-1])
+            self.steps_done += 1
+            self.clock.mark()
+        return self.clock.collect()
+
+
 class Session:
-    """One trial's module and training step, built at start; then the steps the trial asks for. Warm-up steps
-    (the spec's first warmup_steps) are timed one by one with torch's compile timers read around each (torch
-    compiles lazily, inside a step); later steps are timed in blocks of the clock's size, nothing read inside."""
+    """One trial's module and training step, built at start; then the steps the trial asks for, run by its members
+    (Member): "parallel", the trial's own, and on rank 0 of a data-parallel trial "solo" and "unsynced"."""
 
     def __init__(self, spec):
         self.spec, self.torch, self.transformers, self.step = spec, None, None, None
         self.cache, self.cold, self.cache_state, self.failed = None, False, "", False
         self.cache_rebuilt, self.work_dir, self.observer = None, "", None
-        self.artifacts_refused = None
-        self.steps_done, self.frames_after_first_step = 0, None
+        self.artifacts_refused, self.started_empty = None, False
+        self.members, self.ddp, self.split = {}, None, None
+        self.parallel_account, self.parallel_peak = None, 0  # rank 0's, before its members without communication
         self._catching = warnings.catch_warnings(record=True)
         self.caught = self._catching.__enter__()
         warnings.simplefilter("always")
@@ -437,28 +498,44 @@ class Session:
         if spec["threads"] > 0:
             os.environ["TORCHINDUCTOR_COMPILE_THREADS"] = str(spec["threads"])  # compile on the trial's cores
         if compiles(spec):
-            self.cache, self.cache_state, self.cold, self.cache_rebuilt = prepare_inductor_cache(work_dir, spec)
-            self.work_dir = work_dir
+            self.cache, self.cache_state, self.cold, self.cache_rebuilt, self.started_empty = prepare_inductor_cache(
+                work_dir, spec)
+        self.work_dir = work_dir
         self.torch, self.transformers = import_torch_stack()
         if compiles(spec) and spec.get("compile_artifacts"):
             self.load_carried_artifacts(spec["compile_artifacts"])
         set_threads(self.torch, spec["threads"])
         cap_memory(self.torch, spec)
+        if data_parallel.is_data_parallel(spec):
+            smallest = data_parallel.smallest_compiled_bucket_mb(self.torch)
+            if compiles(spec) and float(spec.get("bucket_cap_mb", 25)) < smallest:
+                raise TrialFailure("invalid", "setup", "bucket_cap_mb %g with torch.compile: DDPOptimizer takes "
+                                   "buckets of at least DDP's first one, %g MB" % (spec["bucket_cap_mb"], smallest))
+            data_parallel.join_group(self.torch, spec, work_dir)
+            self.split = data_parallel.SplitCount() if compiles(spec) else None
         module = build_stage(self.torch, self.transformers, spec)
-        try:
-            self.batches = load_batches(self.torch, batches_path, module, self.torch.device(spec["device"]))
-        except TrialFailure:
-            raise
-        except Exception as e:  # missing file, unpickling error, wrong layout
-            raise TrialFailure("invalid", "load_batches", "cannot read batches %s: %s: %s" % (batches_path, type(e).__name__, e))
-        print("tune: worker: %d batches from %s" % (len(self.batches), batches_path), file=sys.stderr)
+        self.batches = self.load_rows(batches_path, module)
         self.module = module  # uncompiled: the held-out score runs it eagerly
         # The tool is attached before torch.compile sees the module, as a user's training script attaches it.
         self.observer = step_observers.make_observer(self.torch, spec, module, repeated_blocks(self.torch, module),
                                                      work_dir)
-        self.step = TrainStep(self.torch, module, spec)
-        self.clock = StepClock(self.torch, spec["device"])
-        return {"parameter_count": sum(p.numel() for p in module.parameters()), "block_steps": self.clock.block_steps}
+        self.ddp = data_parallel.wrap(self.torch, module, spec) if data_parallel.is_data_parallel(spec) else None
+        self.step = TrainStep(self.torch, module, spec, self.ddp)
+        fault = (lambda done: data_parallel.inject_rank_fault(spec, done)) if self.ddp else None
+        parallel = Member(self.torch, spec, self.step, self.batches, before_step=fault, observer=self.observer)
+        self.members["parallel"] = parallel
+        return {"parameter_count": sum(p.numel() for p in module.parameters()), "block_steps": parallel.clock.block_steps}
+
+    def load_rows(self, batches_path, module):
+        """The trial's batches on the device; a data-parallel rank's own rows of them."""
+        try:
+            batches = load_batches(self.torch, batches_path, module, self.torch.device(self.spec["device"]))
+        except TrialFailure:
+            raise
+        except Exception as e:  # missing file, unpickling error, wrong layout
+            raise TrialFailure("invalid", "load_batches", "cannot read batches %s: %s: %s" % (batches_path, type(e).__name__, e))
+        print("tune: worker: %d batches from %s" % (len(batches), batches_path), file=sys.stderr)
+        return data_parallel.rank_rows(batches, self.spec) if data_parallel.is_data_parallel(self.spec) else batches
 
     def load_carried_artifacts(self, path):
         """--compile-artifacts: another process's compiles, loaded before this one compiles (said in compile_info)."""
@@ -469,42 +546,38 @@ class Session:
         self.cache_state += "; " + account + ("" if refused is None else ": " + refused)
         self.artifacts_refused = refused
 
-    def run_steps(self, n, learning_rates=None):
-        """n steps; learning_rates, when given, is the rate to set before each (the trial's schedule)."""
-        times, compiles, losses = [], [], []
+    def run_steps(self, n, learning_rates=None, member="parallel"):
         try:
-            if self.observer:
-                self.observer.begin_block()
-            while len(times) < n:
-                warmup = self.steps_done < self.spec["warmup_steps"]
-                before = compile_parts(compile_timers()[0])["total"] if warmup else 0.0
-                rates = learning_rates[len(times):] if learning_rates else None
-                block = self.timed(1 if warmup else n - len(times), losses, rates)
-                times += block
-                compiles += [compile_parts(compile_timers()[0])["total"] - before] if warmup else [0.0] * len(block)
-                if self.frames_after_first_step is None:
-                    self.frames_after_first_step = compile_timers()[1]
-            if self.observer:
-                self.observer.end_block()
+            return self.member(member).run(n, learning_rates)
         except TrialFailure:
             raise
         except Exception as e:
-            raise step_failure(self.torch, e)
-        return {"times": times, "compile_seconds": compiles, "losses": [finite_or_text(float(l.item())) for l in losses]}
+            failure = step_failure(self.torch, e)
+            if member != "parallel":
+                failure.stage = "%s (rank 0's %s member)" % (failure.stage, member)
+            raise failure
 
-    def timed(self, n, losses, rates=None):
-        self.clock.mark()
-        for i in range(n):
-            if rates:
-                self.step.set_learning_rate(rates[i])
-            if self.observer:
-                self.observer.before_step(self.steps_done)
-            losses.append(self.step(self.batches[self.steps_done % len(self.batches)]))
-            if self.observer:
-                self.observer.after_step(self.steps_done, losses[-1])
-            self.steps_done += 1
-            self.clock.mark()
-        return self.clock.collect()
+    def member(self, name):
+        if name not in self.members:
+            self.members[name] = self.new_member(name)
+        return self.members[name]
+
+    def new_member(self, name):
+        """Rank 0's members without communication (data_parallel.py), made at their first block, after the parallel
+        member's warm-up: its compile account and peak memory are taken first, so the solo model counts in neither."""
+        if name not in ("solo", "unsynced") or self.ddp is None or int(self.spec["rank"]) != 0:
+            raise TrialFailure("crashed", "worker", "member %r: expected parallel, or solo or unsynced on rank 0 of a "
+                               "data-parallel trial" % name)
+        torch = self.torch
+        if self.parallel_account is None:
+            self.parallel_account = self.account()
+            self.parallel_peak = peak_memory_bytes(torch, self.spec.get("device", "cpu"))
+        if name == "unsynced":
+            return Member(torch, self.spec, self.step, self.batches,
+                          block=lambda: data_parallel.unsynced(torch, self.ddp, self.step.optimizer))
+        with data_parallel.kept_random_state(torch):  # the model's seeded init leaves the parallel member's stream
+            solo = TrainStep(torch, build_stage(torch, self.transformers, self.spec), self.spec)
+        return Member(torch, self.spec, solo, self.batches, block=lambda: data_parallel.kept_random_state(torch))
 
     def evaluate(self, batches_path):
         """The trained module on a classifier's held-out batches, as held_out_score.cpp scores it: eval mode (no
@@ -528,18 +601,46 @@ class Session:
             self.module.train()
         return {"rows": rows, "loss_sum": loss_sum, "correct": correct}
 
+    def account(self):
+        """The parallel member's compile_info, compile_parts, graph-break warnings (compile_account) and what it
+        found in the compile cache (taken before rank 0's solo model compiles, whose hits are not the trial's)."""
+        reply = {"warnings": [], "compile_cache": ""}
+        reply["compile_info"] = compile_account(self.torch, self.transformers, self.spec, self.step, reply,
+                                                self.cache_state, self.members["parallel"].frames_after_first_step,
+                                                self.started_empty)
+        if compiles(self.spec):
+            from torch._dynamo.utils import counters
+            reply["compile_cache"] = cache_use_state(counters, self.started_empty)
+        return reply
+
+    def data_parallel_account(self, reply):
+        """What DDP did, for compile_info, and its buckets: DDPOptimizer's graph split (compiled) or the reducer's."""
+        spec = self.spec
+        reply["buckets"] = self.split.buckets[-1] if self.split and self.split.buckets else data_parallel.reducer_buckets(self.ddp)
+        text = "; data-parallel rank %d of %d: DDP(bucket_cap_mb=%g, buffers not synced before each forward)" % (
+            int(spec["rank"]), data_parallel.ranks(spec), float(spec.get("bucket_cap_mb", 25)))
+        if self.split is not None:
+            text += ", DDPOptimizer split the compiled graph at %s bucket(s)" % (
+                "/".join(str(b) for b in self.split.buckets) or "no")
+        solo = self.members.get("solo")
+        if solo is not None and compiles(spec):
+            text += "; rank 0's solo model (no DDP) compiled in %.1f s" % solo.compile_seconds
+        reply["compile_info"] += text
+
     def finish(self):
         self._catching.__exit__(None, None, None)
-        reply = {"compile_info": "", "compile_parts": {}, "peak_memory_bytes": 0, "compile_cache": "",
+        reply = {"compile_info": "", "compile_parts": {}, "peak_memory_bytes": 0, "compile_cache": "", "buckets": 0,
                  "warnings": counted(str(w.message).splitlines()[0] for w in self.caught if str(w.message))}
         if self.cache_rebuilt:
             reply["warnings"].append("compile cache %s rebuilt: %s" % (self.cache, self.cache_rebuilt))
         if self.torch is not None and self.step is not None and not self.failed:
-            reply["compile_info"] = compile_account(self.torch, self.transformers, self.spec, self.step, reply,
-                                                    self.cache_state, self.frames_after_first_step)
+            account = self.parallel_account or self.account()
+            reply["compile_info"], reply["compile_parts"] = account["compile_info"], account.get("compile_parts", {})
+            reply["warnings"] += account["warnings"]
+            reply["compile_cache"] = account["compile_cache"]
+            if self.ddp is not None:
+                self.data_parallel_account(reply)
             if compiles(self.spec):
-                from torch._dynamo.utils import counters
-                reply["compile_cache"] = cache_use_state(counters)
                 if not self.cold:
                     compile_cache.seal(self.cache, self.spec.get("device", "cpu"), self.work_dir)
                 if self.spec.get("save_compile_artifacts"):
@@ -550,7 +651,8 @@ class Session:
         if self.observer is not None and not self.failed:
             reply["observer_summary"] = self.observer.finish()
         if self.torch is not None:
-            reply["peak_memory_bytes"] = peak_memory_bytes(self.torch, self.spec.get("device", "cpu"))
+            reply["peak_memory_bytes"] = self.parallel_peak or peak_memory_bytes(self.torch, self.spec.get("device", "cpu"))
+            data_parallel.leave_group(self.torch)
         if self.cold:
             shutil.rmtree(self.cache, ignore_errors=True)  # cold by construction; keeping it would only cost disk
         return reply
@@ -580,7 +682,8 @@ def serve(requests, replies, new_session=Session):
                 session = new_session(request["spec"])
                 reply = {"ready": session.start(request["batches"], request["dir"])}
             elif op == "steps":
-                reply = {"steps": session.run_steps(int(request["n"]), request.get("learning_rates"))}
+                reply = {"steps": session.run_steps(int(request["n"]), request.get("learning_rates"),
+                                                    request.get("member", "parallel"))}
             elif op == "evaluate":
                 reply = {"evaluate": session.evaluate(request["batches"])}
             elif op == "finish":

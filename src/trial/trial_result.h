@@ -43,18 +43,24 @@ struct DataParallelPart {
   int ranks = 0;
   int per_rank_batch = 0;
   std::string comm_backend;             // gloo, nccl
-  int buckets = 0;                      // all-reduce buckets per step
+  int buckets = 0;  // all-reduce buckets per step (compiled in the Python worker: the buckets DDPOptimizer split at)
   double bucket_cap_mb = 0;
   // Per round, seconds per step: rank 0 training alone (no communication), and all ranks together. Each round's
   // scaling efficiency is solo over parallel (N x batch / parallel time against N x batch / solo time).
   std::vector<double> solo_block_times;
   std::vector<double> parallel_block_times;
-  std::vector<double> exposed_comm_seconds;  // per parallel step: rank 0's wait for the all-reduce after backward
+  // Per round, rank 0's DDP module under no_sync (the Python worker's route only; empty in libtorch's): DDP's
+  // wrapping and, compiled, its graph split, without communication.
+  std::vector<double> unsynced_block_times;
+  // Per parallel step, rank 0's wait for the all-reduce after backward; in the Python worker's route, per round, the
+  // parallel step less the unsynced one.
+  std::vector<double> exposed_comm_seconds;
   std::vector<int64_t> rank_peak_memory_bytes;  // each rank's, in rank order
 };
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(DataParallelPart, ranks, per_rank_batch, comm_backend, buckets,
-    bucket_cap_mb, solo_block_times, parallel_block_times, exposed_comm_seconds, rank_peak_memory_bytes)
+    bucket_cap_mb, solo_block_times, parallel_block_times, unsynced_block_times, exposed_comm_seconds,
+    rank_peak_memory_bytes)
 
 struct TrialResult {
   TrialStatus status = TrialStatus::crashed;
