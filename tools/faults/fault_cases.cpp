@@ -5,6 +5,7 @@
 #include <signal.h>
 #include <sys/mount.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <map>
@@ -286,18 +287,28 @@ FaultRow read_only(const MatrixContext& c, bool database_exists, std::ostream& p
 
 namespace {
 
+// How a child-fault row's search runs: more arguments, its backend, its trial timeout (a data-parallel trial of the
+// Python worker starts a worker per rank, and a hung rank is found after the collective timeout and 10 s more).
+struct ChildSearch {
+  std::vector<std::string> extra;
+  std::string backend = "eager";
+  std::string trial_timeout = "20s";
+};
+
 // The search's batch-8 throughput trial misbehaves as TUNE_TEST_FAULT says; the ramp (4, 8, 16) goes on.
 FaultRow child_fault(const MatrixContext& c, const std::string& fault, const std::string& what,
-                     const std::string& status, std::ostream& progress, const std::vector<std::string>& extra = {}) {
+                     const std::string& status, std::ostream& progress, const ChildSearch& search = {}) {
   FaultRow row{"trial child: " + what,
                status == "ok" ? "the trial ends as usual and nothing it started outlives it; the search exits 0"
                               : "a typed " + status + " result for that trial, the search goes on (exit 0); nothing "
                                 "left running"};
-  const fs::path dir = c.work / ("child-" + fault);
-  const std::string settings = write_file(dir / "ramp.yaml", "min_batch_size: 4\nmax_batch_size: 16\ntrial_timeout: 20s\n");
+  const fs::path dir = c.work / ("child-" + fault + (search.backend == "eager" ? "" : "-" + search.backend));
+  const std::string settings = write_file(dir / "ramp.yaml", "min_batch_size: 4\nmax_batch_size: 16\ntrial_timeout: " +
+                                                                 search.trial_timeout + "\n");
   const std::string db = (dir / "t.db").string();
   std::vector<std::string> args = search_args(dir / "t.db", settings);
-  args.insert(args.end(), extra.begin(), extra.end());
+  *(std::find(args.begin(), args.end(), "--backends") + 1) = search.backend;
+  args.insert(args.end(), search.extra.begin(), search.extra.end());
   const Finished f = run_tune(c.tune, args, (dir / "log.txt").string(),
                               {"TUNE_TEST_FAULT=" + fault, "TUNE_TEST_FAULT_BATCH=8"});
   const std::string trial_status = throughput_trial_field(db, 8, "status");
@@ -463,11 +474,17 @@ std::vector<FaultRow> run_fault_matrix(const MatrixContext& c, std::ostream& pro
   rows.push_back(child_fault(c, "grandchild", "forks a grandchild that lingers (sleeps an hour)", "ok", progress));
   rows.push_back(observer_throws(c, progress));
   // Data-parallel trials (--ranks 2): rank 1 of the batch-8 trial killed at its step 3 (the kernel's OOM killer's
-  // way), or hung with every signal blocked (rank 0's collective times out after 8 s and kills it).
+  // way), or hung with every signal blocked (rank 0's collective times out after 8 s and kills it); on libtorch's
+  // route (eager) and the Python worker's (hf-eager: HF's module under DDP, a worker per rank).
+  const ChildSearch ranks{{"--ranks", "2"}}, ddp{{"--ranks", "2"}, "hf-eager", "90s"};
   rows.push_back(child_fault(c, "rank-killed", "a data-parallel trial's rank killed with SIGKILL (--ranks 2)", "oom",
-                             progress, {"--ranks", "2"}));
+                             progress, ranks));
   rows.push_back(child_fault(c, "rank-hangs", "a data-parallel trial's rank hangs, every catchable signal blocked "
-                             "(--ranks 2)", "timeout", progress, {"--ranks", "2"}));
+                             "(--ranks 2)", "timeout", progress, ranks));
+  rows.push_back(child_fault(c, "rank-killed", "a data-parallel trial's rank killed with SIGKILL (--ranks 2, "
+                             "hf-eager: a Python worker per rank under DDP)", "oom", progress, ddp));
+  rows.push_back(child_fault(c, "rank-hangs", "a data-parallel trial's rank hangs, every catchable signal blocked "
+                             "(--ranks 2, hf-eager: a Python worker per rank under DDP)", "timeout", progress, ddp));
   rows.push_back(corrupt_token_cache(c, ref, false, progress));
   rows.push_back(corrupt_token_cache(c, ref, true, progress));
   rows.push_back(corrupt_trial_folders(c, ref, progress));
