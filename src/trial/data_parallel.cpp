@@ -130,13 +130,13 @@ void barrier(c10d::Backend& group) {
 // Each rank's share of the machine: the spec's threads and memory cap divided among the ranks. A cap that cannot be
 // set is the setup's failure, as in a one-process trial: the rank would otherwise run unbounded.
 void size_rank_process(const TrialSpec& spec) {
-  const int ranks = spec.distributed.ranks;
-  if (spec.threads > 0) set_trial_threads(std::max(1, spec.threads / ranks));
-  const int64_t share = spec.memory_limit_bytes / ranks;
-  if (spec.memory_limit_bytes > 0 && !cap_device_memory(spec.step.device, share))
-    throw std::invalid_argument("cannot cap " + spec.step.device + " memory at " + std::to_string(share) +
-                                " bytes (the trial's " + std::to_string(spec.memory_limit_bytes) + " over " +
-                                std::to_string(ranks) + " ranks)");
+  const TrialSpec share = rank_share_spec(spec, spec.distributed.rank);
+  if (spec.threads > 0) set_trial_threads(share.threads);
+  if (spec.memory_limit_bytes > 0 && !cap_device_memory(spec.step.device, share.memory_limit_bytes))
+    throw std::invalid_argument("cannot cap " + spec.step.device + " memory at " +
+                                std::to_string(share.memory_limit_bytes) + " bytes (the trial's " +
+                                std::to_string(spec.memory_limit_bytes) + " over " +
+                                std::to_string(spec.distributed.ranks) + " ranks)");
 }
 
 // The parallel member's schedule on any rank: per round a barrier (while rank 0 trains alone, the others wait there)

@@ -107,8 +107,8 @@ def reducer_buckets(ddp):
 
 
 class Snapshot:
-    """The parallel member's state before an unsynced block: parameters, optimizer state (rates included) and the
-    random state, copied back in place after it (in place: a compiled optimizer step keeps its tensors)."""
+    """The parallel member's training state before an unsynced block: parameters and optimizer state (rates
+    included), copied back in place after it (in place: a compiled optimizer step keeps its tensors)."""
 
     def __init__(self, torch, optimizer):
         self.torch = torch
@@ -117,21 +117,19 @@ class Snapshot:
         self.tensors += [v for state in optimizer.state.values() for v in state.values() if torch.is_tensor(v)]
         with torch.no_grad():
             self.saved = [t.detach().clone() for t in self.tensors]
-        self.rng = torch.get_rng_state()
 
     def restore(self):
         with self.torch.no_grad():
             for tensor, saved in zip(self.tensors, self.saved):
                 tensor.copy_(saved)
-        self.torch.set_rng_state(self.rng)
 
 
 @contextlib.contextmanager
 def unsynced(torch, ddp, optimizer):
-    """A block of the parallel member's steps with no all-reduce, its state put back afterwards."""
+    """A block of the parallel member's steps with no all-reduce, its training and random state put back afterwards."""
     snapshot = Snapshot(torch, optimizer)
     try:
-        with ddp.no_sync():
+        with kept_random_state(torch), ddp.no_sync():
             yield
     finally:
         snapshot.restore()

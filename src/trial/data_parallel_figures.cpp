@@ -47,6 +47,14 @@ TrialSpec global_batch_spec(const TrialSpec& spec) {
   return global;
 }
 
+TrialSpec rank_share_spec(const TrialSpec& spec, int rank) {
+  TrialSpec own = spec;
+  own.distributed.rank = rank;
+  if (spec.threads > 0) own.threads = std::max(1, spec.threads / spec.distributed.ranks);
+  own.memory_limit_bytes = spec.memory_limit_bytes / spec.distributed.ranks;
+  return own;
+}
+
 void summarise_data_parallel(const TrialSpec& spec, const std::vector<std::vector<double>>& rank_losses,
                              TrialResult& r) {
   std::vector<double> losses = rank_losses.empty() ? std::vector<double>{} : rank_losses.front();

@@ -29,6 +29,9 @@ struct DataParallelSchedule {
 // The spec with its global batch (ranks x the per-rank batch): what one process would train on.
 TrialSpec global_batch_spec(const TrialSpec& spec);
 
+// Rank `rank`'s own spec: its rank, and its share of the instance's threads (at least one) and memory cap.
+TrialSpec rank_share_spec(const TrialSpec& spec, int rank);
+
 // A finished data-parallel trial's result from its ranks' parallel losses (rank order) and r.data_parallel's block
 // times: each step's loss averaged over the ranks (a non-finite one ends it as diverged), the parallel blocks'
 // steps as the trial's (samples/s over all ranks), its peak memory the largest rank's, its status ok and its summary

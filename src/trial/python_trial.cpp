@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "trial/lr_schedule.h"
+#include "trial/worker_data_parallel.h"
 #include "util/paths.h"
 #include "util/process.h"
 
@@ -70,8 +71,6 @@ std::string python_worker_script() {
     throw std::runtime_error("Python trial worker '" + script.string() + "' not found (TUNE_HOME: " + tune_home() + ")");
   return script.string();
 }
-
-std::vector<std::string> default_worker_argv() { return {python_executable(), python_worker_script()}; }
 
 void from_json(const nlohmann::json& j, WorkerSteps& steps) {
   steps.times = j.at("times").get<std::vector<double>>();
@@ -197,6 +196,7 @@ std::optional<StepBlock> WorkerStepRunner::run(int n) {
 
 namespace {
 
+// What a failed trial keeps of the worker's end: its warnings and peak memory.
 void keep_worker_account(const std::optional<WorkerFinish>& end, TrialResult& r) {
   if (!end) return;
   r.warnings = end->warnings;
@@ -237,12 +237,7 @@ TrialResult measure_on_worker(const TrialSpec& spec, PythonWorker& worker, const
   const auto end = worker.finish();
   keep_worker_account(end, r);
   if (!finished || (!held_out.batches_path.empty() && !score)) return r;
-  if (end) {
-    r.compile_info = end->compile_info;
-    r.compile_parts = end->compile_parts;
-    r.compile_cache = end->compile_cache;
-    r.observer_summary = end->observer_summary;
-  }
+  if (end) keep_worker_finish(*end, r);
   r.status = TrialStatus::ok;
   summarise_steps(spec, r);
   if (score && r.ok()) apply_held_out_score(*score, held_out.label_entropy, r);
@@ -251,13 +246,22 @@ TrialResult measure_on_worker(const TrialSpec& spec, PythonWorker& worker, const
 
 }  // namespace
 
+void keep_worker_finish(const WorkerFinish& end, TrialResult& r) {
+  keep_worker_account(end, r);
+  r.compile_info = end.compile_info;
+  r.compile_parts = end.compile_parts;
+  r.compile_cache = end.compile_cache;
+  r.observer_summary = end.observer_summary;
+}
+
 TrialResult run_python_worker_trial(const TrialSpec& spec, const std::string& batches_path, const std::string& dir,
                                     std::vector<std::string> worker_argv, const WorkerHeldOut& held_out) {
   try {  // no python or no worker script: this backend cannot run here
-    if (worker_argv.empty()) worker_argv = default_worker_argv();
+    if (worker_argv.empty()) worker_argv = {python_executable(), python_worker_script()};
   } catch (const std::runtime_error& e) {
     return failed_result(TrialStatus::compile_error, "python", e.what());
   }
+  if (spec.distributed.ranks > 1) return run_worker_data_parallel_trial(spec, batches_path, dir, worker_argv);
   try {
     PythonWorker worker(worker_argv);
     return measure_on_worker(spec, worker, batches_path, dir, held_out);

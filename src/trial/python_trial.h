@@ -67,8 +67,6 @@ std::string python_executable();
 // The worker script, src/trial/python_worker.py under tune_home(). Throws std::runtime_error when missing.
 std::string python_worker_script();
 
-// {python_executable(), python_worker_script()}; throws as they do.
-std::vector<std::string> default_worker_argv();
 
 // One worker process: started with its end of a socket pair on its stdin and stdout (its stderr is this process's,
 // the trial's log), in this process's group, so a trial's timeout ends it too. Each request returns the reply, or a
@@ -129,9 +127,13 @@ struct WorkerHeldOut {
 
 // A whole trial on a worker started with `worker_argv` (default: python_executable() python_worker_script()),
 // training on the batches at batches_path (trial/batch_dump.h), then scored on held_out's batches where it names
-// them. Never throws for the trial's own failure.
+// them; a data-parallel spec runs one worker per rank (trial/worker_data_parallel.h, no held-out score, as in
+// libtorch's route). Never throws for the trial's own failure.
 TrialResult run_python_worker_trial(const TrialSpec& spec, const std::string& batches_path, const std::string& dir,
                                     std::vector<std::string> worker_argv = {}, const WorkerHeldOut& held_out = {});
+
+// A finished trial's account from the worker's end: warnings, peak memory, compile account, observer summary.
+void keep_worker_finish(const WorkerFinish& end, TrialResult& r);
 
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerReady, parameter_count, block_steps)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(WorkerFinish, compile_info, compile_parts, compile_cache, warnings,

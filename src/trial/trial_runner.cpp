@@ -19,7 +19,6 @@
 #include "trial/backend_registry.h"
 #include "trial/batch_dump.h"
 #include "trial/data_parallel.h"
-#include "trial/worker_data_parallel.h"
 #include "trial/device_memory.h"
 #include "trial/held_out_score.h"
 #include "trial/paired_trial.h"
@@ -153,19 +152,6 @@ struct RemovedAtEnd {
   }
 };
 
-// The trial on one worker, or on one per rank (data-parallel: their held-out score is not taken, as in libtorch's).
-TrialResult run_on_workers(const TrialSpec& spec, const std::string& batches, const std::string& dir,
-                           const WorkerHeldOut& scored) {
-  if (spec.distributed.ranks <= 1) return run_python_worker_trial(spec, batches, dir, {}, scored);
-  std::vector<std::string> argv;
-  try {  // no python or no worker script: this backend cannot run here
-    argv = default_worker_argv();
-  } catch (const std::runtime_error& e) {
-    return failed_result(TrialStatus::compile_error, "python", e.what());
-  }
-  return run_worker_data_parallel_trial(spec, batches, dir, argv);
-}
-
 // A Python-worker backend: this process writes the trial's batches for the worker (the very batches a libtorch
 // backend trains on; a data-parallel trial's global ones, each rank taking its rows), and runs the measurement
 // protocol on the worker's steps (never throwing).
@@ -187,7 +173,7 @@ TrialResult run_worker_trial_body(const TrialSpec& spec, const std::string& work
   } catch (const std::exception& e) {
     return failed_result(TrialStatus::crashed, "dump_batches", e.what());
   }
-  TrialResult r = run_on_workers(spec, copy.path.string(), work_dir, scored);
+  TrialResult r = run_python_worker_trial(spec, copy.path.string(), work_dir, {}, scored);
   r.flops_per_step = trial_flops_per_step(data_spec, batches.front());
   if (r.held_out_rows == 0) r.label_prior_loss = label_prior_loss(data_spec, batches);
   if (r.ok()) log_compiled_step(spec.step.backend, r.compile_seconds, r.compile_info);  // compiled inside its steps

@@ -27,15 +27,6 @@ constexpr double kPatienceSeconds = 10;  // WorkerRanks's patience
 template <typename Reply>
 using Answer = std::variant<Reply, WorkerFailure>;
 
-// Rank `rank`'s own spec: its rank, and its share of the instance's threads and memory.
-TrialSpec rank_spec(const TrialSpec& spec, int rank) {
-  TrialSpec own = spec;
-  own.distributed.rank = rank;
-  if (spec.threads > 0) own.threads = std::max(1, spec.threads / spec.distributed.ranks);
-  own.memory_limit_bytes = spec.memory_limit_bytes / spec.distributed.ranks;
-  return own;
-}
-
 // Whether a rank's failure is the collectives' report of another rank's (a peer gone, a wait timed out in gloo).
 bool collective_error(const WorkerFailure& f) {
   for (const char* mark : {"gloo", "Gloo", "DistBackendError", "Connection closed by peer", "Connection reset by peer"})
@@ -219,11 +210,7 @@ void keep_rank_accounts(const std::vector<Answer<WorkerFinish>>& ends, TrialResu
     const auto* end = std::get_if<WorkerFinish>(&ends[k]);
     r.data_parallel.rank_peak_memory_bytes.push_back(end ? end->peak_memory_bytes : 0);
     if (k != 0 || !end) continue;
-    r.compile_info = end->compile_info;
-    r.compile_parts = end->compile_parts;
-    r.compile_cache = end->compile_cache;
-    r.warnings = end->warnings;
-    r.peak_memory_bytes = end->peak_memory_bytes;
+    keep_worker_finish(*end, r);
     r.data_parallel.buckets = end->buckets;
   }
 }
@@ -241,7 +228,7 @@ TrialResult measure_on_ranks(const TrialSpec& spec, WorkerRanks& ranks, const st
   r.data_parallel.comm_backend = comm_backend(spec);
   r.data_parallel.bucket_cap_mb = spec.distributed.bucket_cap_mb;
   const auto ready = ranks.all<WorkerReady>(
-      [&](PythonWorker& w, int k) { return w.start(rank_spec(spec, k), batches_path, dir); });
+      [&](PythonWorker& w, int k) { return w.start(rank_share_spec(spec, k), batches_path, dir); });
   if (const auto failed = failure_of(ready, ranks)) return *failed;
   r.parameter_count = std::get<WorkerReady>(ready.front()).parameter_count;
   RankSteps steps(spec, ranks, r);
