@@ -46,6 +46,7 @@ TrialResult run_isolated(const TrialSpec& s, const std::filesystem::path& dir) {
 void expect_losses_of_one_process_at_twice_the_batch(const TrialSpec& s, const TrialResult& parallel,
                                                      const std::filesystem::path& dir) {
   ASSERT_TRUE(parallel.ok()) << parallel.error_stage << ": " << parallel.error_message;
+  EXPECT_GT(parallel.samples_per_second, 0);  // a rate trial's steps are timed too (they had read 0)
   TrialSpec one = s;
   one.distributed.ranks = 1;
   one.batch_size = 2 * s.batch_size;
@@ -113,6 +114,22 @@ TEST(WorkerDataParallel, DdpRanksTrainOneProcessesLossesAndRank0sBlocksAloneLeav
   EXPECT_EQ(parallel.peak_memory_bytes, std::max(d.rank_peak_memory_bytes[0], d.rank_peak_memory_bytes[1]));
   EXPECT_NE(parallel.compile_info.find("DDP(bucket_cap_mb=0.05"), std::string::npos) << parallel.compile_info;
   EXPECT_NE(describe_data_parallel(d).find("DDP without communication"), std::string::npos) << describe_data_parallel(d);
+  EXPECT_EQ(processes_mentioning(dir.string()), 0);
+}
+
+// A learning-rate trial under DDP (no rounds: its steps are all parallel) times its steps past the warm-up, as a
+// one-process rate trial does: samples/s over both ranks (it had read 0.00).
+TEST(WorkerDataParallel, ARateTrialTimesItsParallelSteps) {
+  TrialSpec s = two_rank_spec("gpt2-tiny");
+  apply_backend_label(s.step, "hf-eager");
+  s.purpose = TrialPurpose::learning_rate;
+  s.train_steps = 5;
+  const auto dir = temp_dir("dp-worker-rate");
+  const TrialResult r = run_isolated(s, dir);
+  ASSERT_TRUE(r.ok()) << r.error_stage << ": " << r.error_message;
+  EXPECT_EQ(r.losses.size(), 5u);
+  EXPECT_EQ(r.step_times.size(), 5u - static_cast<size_t>(s.measure.warmup_steps));
+  EXPECT_GT(r.samples_per_second, 0);
   EXPECT_EQ(processes_mentioning(dir.string()), 0);
 }
 

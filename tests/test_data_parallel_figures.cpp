@@ -54,6 +54,28 @@ TEST(DataParallelFigures, UnsyncedRoundsGiveWhatDdpCostsWithoutItsCommunication)
             "buckets), peak memory per rank 512-520 MiB");
 }
 
+// A learning-rate trial has no rounds: its parallel steps past the warm-up are its timed steps, so samples/s is the
+// global batch over their median (it had read 0.00); a throughput trial's come from its rounds alone.
+TEST(DataParallelFigures, ARateTrialsParallelStepsGiveItsSamplesPerSecond) {
+  TrialSpec spec;
+  spec.purpose = TrialPurpose::learning_rate;
+  spec.batch_size = 4;
+  spec.seq_len = 16;
+  spec.distributed.ranks = 2;
+  spec.distributed.block_steps = 1;
+  spec.measure.warmup_steps = 2;
+  TrialResult r;
+  keep_rate_trial_steps(spec, {9.0, 3.0, 0.5, 0.4, 0.6}, r);
+  summarise_data_parallel(spec, {{2.0, 1.9, 1.8, 1.7, 1.6}, {2.2, 2.1, 2.0, 1.9, 1.8}}, r);
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ(r.step_times, (std::vector<double>{0.5, 0.4, 0.6}));
+  EXPECT_NEAR(r.samples_per_second, 8 / 0.5, 1e-9);
+  TrialResult throughput;
+  spec.purpose = TrialPurpose::throughput;
+  keep_rate_trial_steps(spec, {9.0, 3.0, 0.5}, throughput);
+  EXPECT_TRUE(throughput.step_times.empty());
+}
+
 TEST(DataParallelFigures, ADataParallelStudyHasAKeyOfItsOwnAndOneRankKeepsTheOldKey) {
   EXPECT_EQ(step_options_key("math", "adamw"), kDefaultStepOptions);
   EXPECT_EQ(step_options_key("math", "adamw", 1), kDefaultStepOptions);

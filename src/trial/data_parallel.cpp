@@ -142,11 +142,11 @@ void size_rank_process(const TrialSpec& spec) {
 // The parallel member's schedule on any rank: per round a barrier (while rank 0 trains alone, the others wait there)
 // and a block. Rank 0 (figures given) keeps its peak memory after the parallel
 // warm-up, before it builds its solo model (which would count in it), then runs that model alone around its
-// barriers.
-void run_parallel_schedule(const TrialSpec& spec, c10d::Backend& group, RankTrainer& parallel,
-                           DataParallelPart* figures) {
+// barriers. The warm-up's step times (a learning-rate trial's every step).
+std::vector<double> run_parallel_schedule(const TrialSpec& spec, c10d::Backend& group, RankTrainer& parallel,
+                                          DataParallelPart* figures) {
   const DataParallelSchedule s(spec);
-  parallel.run(s.warmup);
+  const std::vector<double> warmup_times = parallel.run(s.warmup);
   std::unique_ptr<RankTrainer> solo;
   if (figures) {
     figures->rank_peak_memory_bytes.push_back(peak_device_memory(spec.step.device));
@@ -168,6 +168,7 @@ void run_parallel_schedule(const TrialSpec& spec, c10d::Backend& group, RankTrai
     if (solo && !solo_first) figures->solo_block_times.push_back(mean(solo->run(s.block)));
   }
   barrier(group);  // the last step's all-reduce is done on every rank before any leaves
+  return warmup_times;
 }
 
 }  // namespace
@@ -330,7 +331,7 @@ TrialResult run_data_parallel_trial(const TrialSpec& spec, const std::string& wo
   try {
     const auto group = make_group(spec, 0, work_dir);
     RankTrainer parallel(spec, 0, group);
-    run_parallel_schedule(spec, *group, parallel, &r.data_parallel);
+    keep_rate_trial_steps(spec, run_parallel_schedule(spec, *group, parallel, &r.data_parallel), r);
     others.wait_or_kill(spec.distributed.collective_timeout_seconds);
     if (const auto failed = others.first_failure()) return *failed;
     summarise_parallel(spec, parallel, others, r);

@@ -55,6 +55,12 @@ TrialSpec rank_share_spec(const TrialSpec& spec, int rank) {
   return own;
 }
 
+void keep_rate_trial_steps(const TrialSpec& spec, const std::vector<double>& parallel_step_times, TrialResult& r) {
+  if (spec.purpose != TrialPurpose::learning_rate) return;
+  const size_t skip = std::min(parallel_step_times.size(), static_cast<size_t>(std::max(spec.measure.warmup_steps, 0)));
+  r.step_times.assign(parallel_step_times.begin() + static_cast<std::ptrdiff_t>(skip), parallel_step_times.end());
+}
+
 void summarise_data_parallel(const TrialSpec& spec, const std::vector<std::vector<double>>& rank_losses,
                              TrialResult& r) {
   std::vector<double> losses = rank_losses.empty() ? std::vector<double>{} : rank_losses.front();

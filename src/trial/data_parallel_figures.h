@@ -32,6 +32,10 @@ TrialSpec global_batch_spec(const TrialSpec& spec);
 // Rank `rank`'s own spec: its rank, and its share of the instance's threads (at least one) and memory cap.
 TrialSpec rank_share_spec(const TrialSpec& spec, int rank);
 
+// A learning-rate trial's parallel steps (its schedule is all warm-up: no rounds) past its first warmup_steps, timed
+// as a one-process rate trial's are: its step times, so it gives samples/s over all ranks (it had read 0).
+void keep_rate_trial_steps(const TrialSpec& spec, const std::vector<double>& parallel_step_times, TrialResult& r);
+
 // A finished data-parallel trial's result from its ranks' parallel losses (rank order) and r.data_parallel's block
 // times: each step's loss averaged over the ranks (a non-finite one ends it as diverged), the parallel blocks'
 // steps as the trial's (samples/s over all ranks), its peak memory the largest rank's, its status ok and its summary

@@ -196,6 +196,7 @@ bool run_schedule(const TrialSpec& spec, RankSteps& steps, TrialResult& r) {
   const auto warmup = steps.parallel(s.warmup);
   if (!warmup) return false;
   account_parallel_warmup(spec, *warmup, r);
+  keep_rate_trial_steps(spec, warmup->times, r);
   if (s.rounds > 0 && (!steps.alone("solo", spec.measure.warmup_steps) ||
                        !steps.alone("unsynced", spec.measure.warmup_steps)))
     return false;
