@@ -163,6 +163,7 @@ namespace {
 struct ConfirmedSearch {
   std::vector<std::string> order;
   TableRow row;
+  std::set<double> search_measure_seconds, round_measure_seconds;  // what the specs carried
 };
 ConfirmedSearch confirmed_search(EngineFixture& f, const std::vector<double>& jit_over_eager) {
   Database db((f.dir / "t.db").string());
@@ -176,6 +177,7 @@ ConfirmedSearch confirmed_search(EngineFixture& f, const std::vector<double>& ji
     TrialSpec as_eager = s;
     as_eager.step.backend = "eager";
     TrialResult r = simulated_trial(as_eager);
+    (s.repeat == 0 ? out.search_measure_seconds : out.round_measure_seconds).insert(s.measure.measure_seconds);
     if (s.repeat == 0) return r;
     out.order.push_back(s.step.backend + ":" + std::to_string(s.repeat));
     if (s.step.backend == "jit" && jit_over_eager[s.repeat - 1] <= 0)  // that round's jit trial crashes
@@ -218,6 +220,17 @@ TEST_F(EngineFixture, TheConfirmationAlternatesRoundsAndTheRowGivesThePairedVerd
   EXPECT_NE(break_even_cell(faster.row).find("; 95% CI "), std::string::npos) << break_even_cell(faster.row);
   // The batch curve is the stages' trials only: the repeats do not add points.
   for (const auto& b : faster.row.backends) EXPECT_EQ(b.batch_curve.size(), 7u) << b.backend;
+}
+
+// A round's trial times min_measure_steps and stops (confirm_measure_time): the verdict's interval is the rounds'
+// spread; the search's own trials keep measure_time.
+TEST_F(EngineFixture, TheConfirmationsRoundsTimeTheirOwnShorterMeasurement) {
+  settings.measure_seconds = 30;
+  settings.confirm_measure_seconds = 5;
+  const ConfirmedSearch s = confirmed_search(*this, {1.20, 1.25});
+  EXPECT_EQ(s.search_measure_seconds, (std::set<double>{30}));
+  EXPECT_EQ(s.round_measure_seconds, (std::set<double>{5}));
+  EXPECT_EQ(s.row.confirmed.rounds, 2);
 }
 
 // In a confirmed row the samples/s cells and best vs best are the rounds' (one sitting, alternating), with the
@@ -1164,6 +1177,29 @@ TEST(TrialTimePredictor, OneMeasuredBatchAssumesHalfTheStepGrowsWithIt) {
   EXPECT_DOUBLE_EQ(p.step_seconds(2), 0.075);
   EXPECT_DOUBLE_EQ(p.step_seconds(4), 0.1);
   EXPECT_NEAR(p.predict(predicted_spec(TrialPurpose::throughput, 8, 0)), 1.1 + 0.4 + (2 + 13) * 0.15, 1e-12);
+}
+
+// Inductor's later trials at a shape compile warm from the study's cache: once one did, a trial at a batch the search
+// ran is expected to take the warm compile, a new batch still the cold one (a rate trial at the ramp's batch had been
+// expected to take a cold compile's 2m 39s where it took 53 s, and the budget refused it).
+TEST(TrialTimePredictor, AShapeCompiledBeforeIsExpectedToCompileWarm) {
+  TrialTimePredictor p;
+  observe_fit(p, 8, 0.1, 10, 123.0, 120.0);  // cold: fixed part 123 - 120 - 12 x 0.1 = 1.8
+  const TrialSpec rate_at8 = predicted_spec(TrialPurpose::learning_rate, 8, 12);
+  EXPECT_NEAR(p.predict(rate_at8), 1.8 + 120 + 12 * 0.1, 1e-9) << "no warm compile seen yet: the cold one";
+  TrialResult warm = ran(TrialStatus::ok, 14.0, 0.1, 11.0);
+  warm.compile_cache = "warm";
+  warm.first_steps_seconds = rate_at8.measure.warmup_steps * 0.1;
+  p.observe(rate_at8, warm);
+  EXPECT_NEAR(p.predict(rate_at8), 1.8 + 11 + 12 * 0.1, 1e-9);
+  EXPECT_NEAR(p.predict(predicted_spec(TrialPurpose::learning_rate, 16, 12)), 1.8 + 120 + 12 * 0.15, 1e-9)
+      << "a new shape compiles cold";
+  TrialResult repeat = ran(TrialStatus::ok, 14.0, 0.1, 11.0);
+  repeat.compile_cache = "warm";
+  repeat.step_times = std::vector<double>(10, 0.1);
+  p.observe(predicted_spec(TrialPurpose::throughput, 8, 0), repeat);
+  EXPECT_NEAR(p.predict(predicted_spec(TrialPurpose::learning_rate, 16, 12)), 1.8 + 120 + 12 * 0.15, 1e-9)
+      << "a warm repeat at 8 leaves the cold compile a new shape pays";
 }
 
 // A throughput trial's steps: the steady count the earlier trials took, within the step cap and the time cap.

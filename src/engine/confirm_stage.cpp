@@ -26,10 +26,12 @@ struct Side {
   BackendOutcome& outcome;
   StudyTrials trials;
   Candidate candidate;
-  // The first trial teaches the budget's predictor what a repeat costs.
+  // The first trial teaches the budget's predictor what a repeat costs; a repeat times fewer steps than a search's
+  // trial where confirm_measure_time says so.
   Side(SearchRun& search, BackendOutcome& o, const ToldTrial& first)
       : outcome(o), trials(search, o, search.budget), candidate(first.first) {
     trials.learn_from(first.first, first.second);
+    trials.set_measure_seconds(search.settings.confirm_measure_seconds);
   }
 };
 

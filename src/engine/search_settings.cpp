@@ -46,7 +46,7 @@ const std::vector<std::string> kSettingsKeys = {
     "budget", "min_batch_size", "max_batch_size", "gpu_max_batch_size", "tuner_options", "ramp_learning_rate",
     "learning_rates", "pretrained_learning_rates", "learning_rate_edge_factor", "learning_rate_bounds",
     "warmup_steps", "min_measure_steps", "max_measure_steps", "measure_time", "ci_halfwidth", "lr_train_steps",
-    "lr_max_train_steps", "lr_transfer", "seed_check", "confirm_rounds", "confirm_budget_share", "lr_schedule",
+    "lr_max_train_steps", "lr_transfer", "seed_check", "confirm_rounds", "confirm_budget_share", "confirm_measure_time", "lr_schedule",
     "lr_warmup_share", "held_out_share", "batch_tuner", "lr_tuner", "max_trials",
     "ramp_budget_share", "compiled_ramp_from_native", "screen_batch_size", "screen_keep_share", "screen_budget_share", "trial_timeout",
     "memory_fraction", "objective", "target_loss", "target_samples", "target_batch", "target_learning_rate",
@@ -67,6 +67,7 @@ void read_confirmation_keys(const YAML::Node& root, const std::string& file, Sea
   if (!(s.confirm_budget_share >= 0 && s.confirm_budget_share < 1))
     throw std::invalid_argument(file + ": key 'confirm_budget_share': expected a share in [0, 1), got " +
                                 std::to_string(s.confirm_budget_share));
+  read_yaml_duration(root, "confirm_measure_time", s.confirm_measure_seconds, file);
 }
 
 }  // namespace

@@ -59,6 +59,9 @@ struct SearchSettings {
   // best, this many alternating rounds per precision (0: none), on this share of the budget, which the pairs leave.
   int confirm_rounds = 0;
   double confirm_budget_share = 0.2;
+  // A round's trial stops timing after min_measure_steps once this much steady-state time is collected (or its CI
+  // is tight): the verdict's interval is the rounds' spread, which one trial's own CI barely narrows. configs: 5 s.
+  double confirm_measure_seconds = 5;
   // Observer trials (engine/observe_stage.cpp; `--observers`): after the search, the row's native and fastest
   // compiled config each timed without and with every observer named here (trial/observer_registry.h), in this many
   // alternating rounds of this many steps per side, in one process. Empty: none.

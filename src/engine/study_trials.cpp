@@ -188,7 +188,7 @@ TrialSpec StudyTrials::spec(const Candidate& c) const {
   s.measure.warmup_steps = settings.warmup_steps;
   s.measure.min_measure_steps = settings.min_measure_steps;
   s.measure.max_measure_steps = settings.max_measure_steps;
-  s.measure.measure_seconds = settings.measure_seconds;
+  s.measure.measure_seconds = measure_seconds_.value_or(settings.measure_seconds);
   s.measure.ci_halfwidth = settings.ci_halfwidth;
   // asha's rungs are shorter; a time-to-loss trial's length depends on its batch
   const int steps = c.train_steps > 0 ? c.train_steps : horizon_ > 0 ? horizon_ : settings.lr_train_steps;

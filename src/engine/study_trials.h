@@ -43,6 +43,8 @@ class StudyTrials : public TrialSource, public Budget {
   void set_seed_offset(uint64_t offset) { seed_offset_ = offset; }
   // The repeat the specs carry (the confirmation's rounds: 1, 2, ...; 0: the search's own trials).
   void set_repeat(int repeat) { repeat_ = repeat; }
+  // The steady-state time after which the specs' trials stop timing (the confirmation's rounds: its own setting).
+  void set_measure_seconds(double seconds) { measure_seconds_ = seconds; }
   // Paired trials (the observe stage's): the members, rounds and block steps their specs carry.
   void set_paired(const PairedSettings& paired) { paired_ = paired; }
   // A limit on this stage's trials below the settings' trial_timeout (the screen's share of the budget).
@@ -77,6 +79,7 @@ class StudyTrials : public TrialSource, public Budget {
   std::optional<double> timeout_;
   uint64_t seed_offset_ = 0;
   int repeat_ = 0;
+  std::optional<double> measure_seconds_;
   PairedSettings paired_;
   double deadline_;
   TrialTimePredictor predictor_;

@@ -12,11 +12,17 @@
 namespace tune {
 
 void TrialTimePredictor::observe(const TrialSpec& spec, const TrialResult& result) {
-  if (spec.purpose != TrialPurpose::throughput || !result.ok() || result.step_time_median <= 0) return;
+  if (!result.ok() || result.step_time_median <= 0) return;
   // The warm-up's time beyond K steady steps is paid again by every trial of this backend (jit's profiling
   // runs take seconds there); a warm-up faster than steady steps is noise, not a saving to count on.
   const double warmup_excess = result.first_steps_seconds - spec.measure.warmup_steps * result.step_time_median;
-  speed_[spec.batch_size] = {result.step_time_median, result.compile_seconds + std::max(0.0, warmup_excess)};
+  const double compile = result.compile_seconds + std::max(0.0, warmup_excess);
+  if (result.compile_cache == "warm") warm_compile_[spec.batch_size] = compile;  // any purpose: rates compile too
+  if (spec.purpose != TrialPurpose::throughput) return;
+  const auto known = speed_.find(spec.batch_size);
+  // A warm repeat keeps the shape's first (cold) compile as the one a new shape pays.
+  const double cold = known != speed_.end() && result.compile_cache == "warm" ? known->second.compile_seconds : compile;
+  speed_[spec.batch_size] = {result.step_time_median, cold};
   steady_counts_.push_back(static_cast<double>(result.step_times.size()));
 }
 
@@ -34,7 +40,7 @@ double TrialTimePredictor::predict(const TrialSpec& spec) const {
   if (!speed_.empty()) {
     const double step = step_seconds(spec.batch_size);
     const double steps = spec.purpose == TrialPurpose::throughput ? throughput_steps(spec, step) : total_steps(spec);
-    predicted = fixed_seconds() + compile_seconds_near(spec.batch_size) + steps * step;
+    predicted = fixed_seconds() + compile_part(spec.batch_size) + steps * step;
   }
   // A timeout at this batch or a smaller one: the trial may well run into the limit again.
   for (const auto& [batch, wall] : timed_out_)
@@ -74,14 +80,28 @@ double TrialTimePredictor::fitted_step_seconds(int batch_size) const {
 // The compile part measured at the batch nearest on a log scale: compile and warm-up change little with the
 // batch, and the ramp's neighbours are its closest measure.
 double TrialTimePredictor::compile_seconds_near(int batch_size) const {
+  std::map<int, double> compile;
+  for (const auto& [b, s] : speed_) compile[b] = s.compile_seconds;
+  return nearest_on_log_scale(compile, batch_size);
+}
+
+double TrialTimePredictor::nearest_on_log_scale(const std::map<int, double>& by_batch, int batch_size) {
   double best_distance = INFINITY, seconds = 0;
-  for (const auto& [b, s] : speed_) {
+  for (const auto& [b, value] : by_batch) {
     const double distance = std::abs(std::log(double(b) / batch_size));
     if (distance > best_distance) continue;  // ascending batches: a tie goes to the larger
     best_distance = distance;
-    seconds = s.compile_seconds;
+    seconds = value;
   }
   return seconds;
+}
+
+// A shape this search compiled before compiles warm from the study's cache (engine/study_trials.h): once a warm
+// compile was seen, the one nearest this batch; a new shape, or none seen yet, the cold one (a rate trial at the
+// ramp's batch had been expected to take a cold compile's minutes and the budget refused it).
+double TrialTimePredictor::compile_part(int batch_size) const {
+  if (!speed_.count(batch_size) || warm_compile_.empty()) return compile_seconds_near(batch_size);
+  return nearest_on_log_scale(warm_compile_, batch_size);
 }
 
 // K warm-up steps plus the steady-state steps the stopping rule is expected to take: as many as the throughput

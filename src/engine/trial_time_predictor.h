@@ -13,7 +13,9 @@ namespace tune {
 //  - fixed part: the median over the successful runs of wall - compile - warm-up steps - steady steps (process
 //    start, model build, data), which every trial pays alike; the last run's wall time before one succeeded.
 //  - compile part: compile + the warm-up's excess over K steady steps (jit's profiling runs, allocator and
-//    library warm-up; never below 0), as measured at the nearest batch (log scale; the larger on a tie).
+//    library warm-up; never below 0), as measured at the nearest batch (log scale; the larger on a tie): the
+//    shape's first, cold compile; at a batch this search already ran, once any trial compiled warm from the
+//    study's cache (Inductor's), the warm compile measured nearest.
 //  - steps: a learning-rate trial runs total_steps(spec); a throughput trial K warm-up steps plus the median
 //    steady-state count of the throughput trials so far (timing usually stops on a tight CI before the cap),
 //    else the cap; never more than the step cap or the time cap (measure_seconds) allow.
@@ -29,7 +31,7 @@ namespace tune {
 class TrialTimePredictor {
  public:
   // A trial the search knows (run now or reused): a throughput trial that fit gives its batch's step time, compile
-  // part and steady-state step count.
+  // part and steady-state step count; any trial that compiled warm, the warm compile part at its batch.
   void observe(const TrialSpec& spec, const TrialResult& result);
   // A trial run now: its wall time, and when it succeeded its fixed part. A failed trial's wall time (a timeout,
   // an out-of-memory kill) says nothing of that part; a timeout says the batch takes at least that long.
@@ -46,6 +48,8 @@ class TrialTimePredictor {
   };
   double fitted_step_seconds(int batch_size) const;
   double compile_seconds_near(int batch_size) const;
+  double compile_part(int batch_size) const;
+  static double nearest_on_log_scale(const std::map<int, double>& by_batch, int batch_size);
   int throughput_steps(const TrialSpec& spec, double step) const;
   double fixed_seconds() const;
 
@@ -53,6 +57,7 @@ class TrialTimePredictor {
   std::vector<double> steady_counts_;   // each of those trials' steady-state step count
   std::vector<double> fixed_seconds_;   // each successful run's wall time less its compile and its steps
   std::map<int, double> timed_out_;     // by batch size: the longest wall time of a run that timed out there
+  std::map<int, double> warm_compile_;  // by batch size: the latest compile part of a trial that compiled warm
   double last_wall_ = 0;                // the latest trial run now
 };
 
