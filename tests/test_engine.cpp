@@ -559,6 +559,33 @@ TEST_F(EngineFixture, ACompiledRampStartsAtHalfTheNativePick) {
   EXPECT_NE(jit.ramp_stop.find("started at 16"), std::string::npos) << jit.ramp_stop;
 }
 
+// Eager's pick is where a compiled ramp expects the peak: from twice it on, one flat doubling ends the ramp. Both
+// backends peak at 8 here and are flat past it; eager's own ramp waits out two flat doublings (16, 32), jit's ends at
+// 16, and both pick 8.
+TEST_F(EngineFixture, ACompiledRampEndsAtTheFirstFlatDoublingFromTwiceTheNativePick) {
+  settings.compiled_ramp_from_native = true;
+  Database db((dir / "t.db").string());
+  const auto peaked_at_8 = [](const TrialSpec& s, const std::string&) {
+    TrialResult r = simulated_trial(s);
+    r.samples_per_second = 100.0 * std::min(s.batch_size, 8) / 8 - 0.5 * std::max(0, s.batch_size - 8) / 8;
+    r.step_time_median = s.batch_size / r.samples_per_second;
+    return r;
+  };
+  SearchEngine engine(db, peaked_at_8, settings, progress, ramp_then_confirm(settings));
+  request.backends = {"eager", "jit"};
+  const SearchSummary summary = engine.run(request, 3600);
+  std::map<std::string, std::set<int>> sizes;
+  for (const auto& o : summary.backends) {
+    for (const auto& t : db.trials(o.study_id)) sizes[o.backend].insert(t.spec.batch_size);
+    ASSERT_TRUE(o.best) << o.backend;
+    EXPECT_EQ(o.best->batch_size, 8) << o.backend;
+  }
+  EXPECT_EQ(sizes["eager"], (std::set<int>{1, 2, 4, 8, 16, 32}));
+  EXPECT_EQ(sizes["jit"], (std::set<int>{4, 8, 16}));
+  EXPECT_NE(summary.backends.back().ramp_stop.find("at least twice the expected peak 8"), std::string::npos)
+      << summary.backends.back().ramp_stop;
+}
+
 // The confirmation compares the two configs the row shows, whichever search found them: here jit's best is an
 // earlier search's, and this one searched eager alone.
 TEST_F(EngineFixture, TheConfirmationComparesTheRowsConfigsFromEveryStudy) {

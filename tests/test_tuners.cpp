@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
+#include <vector>
 
 #include "test_helpers.h"
 #include "tuner_checks.h"
@@ -127,6 +129,34 @@ TEST(BatchRampTuner, ChoosesTheSmallestBatchWithinTheFastestOnesMeasurementNoise
   EXPECT_EQ(ramp_choice({20, 40, 70, 100}, 0.04), 8);  // a real gain, beyond the noise
   EXPECT_EQ(ramp_choice({20, 40, 70, 73}, 0.04), 8);   // 4's own CI reaches 8's, its median does not
   EXPECT_EQ(ramp_choice({20, 40, 71, 73}, 0.3), 8);    // CIs of +-30%: too noisy to call 4 as fast
+}
+
+// The sizes a ramp from 4 with this expected peak (0: none) runs, told samples/s by batch (CI +-2%).
+std::vector<int> ramp_sizes(const std::map<int, double>& speeds, int expected_peak) {
+  TunerSpace space;
+  space.objective = StageObjective::throughput;
+  space.min_batch_size = 4;
+  space.expected_peak_batch_size = expected_peak;
+  BatchRamp ramp(space);
+  std::vector<int> sizes;
+  while (const auto candidate = ramp.ask()) {
+    sizes.push_back(candidate->batch_size);
+    ramp.tell(*candidate, timed(candidate->batch_size, speeds.at(candidate->batch_size), 0.02));
+  }
+  return sizes;
+}
+
+// From twice the expected peak on, one flat doubling ends the ramp; before it, and on a curve still rising there, the
+// ramp's patience stands. Curves: bert-base-cased bf16 Inductor on the 2-core AMD EPYC (2026-12-06, eager's pick 8),
+// and t5-base fp32 jit from the committed table (eager's pick 4, jit's fastest 16).
+TEST(BatchRampTuner, ADoublingPastTwiceTheExpectedPeakThatGainsTooLittleEndsTheRamp) {
+  const std::map<int, double> flat_past_8{{4, 2.84}, {8, 3.11}, {16, 2.88}, {32, 2.83}, {64, 2.5}};
+  EXPECT_EQ(ramp_sizes(flat_past_8, 0), (std::vector<int>{4, 8, 16, 32}));
+  EXPECT_EQ(ramp_sizes(flat_past_8, 8), (std::vector<int>{4, 8, 16}));
+  EXPECT_EQ(ramp_sizes(flat_past_8, 16), (std::vector<int>{4, 8, 16, 32}));  // 16 is below twice 16
+  const std::map<int, double> rising_past_8{{4, 1.00}, {8, 1.15}, {16, 1.46}, {32, 1.40}, {64, 1.2}};
+  EXPECT_EQ(ramp_sizes(rising_past_8, 4), (std::vector<int>{4, 8, 16, 32}));
+  EXPECT_EQ(ramp_sizes(rising_past_8, 0), (std::vector<int>{4, 8, 16, 32, 64}));
 }
 
 TEST(BatchSearchTuner, FindsTheMemoryBoundaryWithFewerTrialsThanAGridAtTheSameGranularity) {

@@ -30,6 +30,7 @@ BatchRamp::BatchRamp(const TunerSpace& space)
       learning_rate_(space.reference_learning_rate),
       min_throughput_gain_(options().value(space, "min_throughput_gain")),
       patience_(static_cast<int>(options().value(space, "patience"))),
+      expected_peak_(space.expected_peak_batch_size),
       margin_(options().value(space, "margin")),
       memory_limit_bytes_(space.memory_limit_bytes),
       next_(std::max(1, space.min_batch_size)) {}
@@ -52,11 +53,15 @@ void BatchRamp::observe(const Candidate& candidate, const TrialResult& result) {
   const bool flat = previous_best &&
                     result.samples_per_second < previous_best->second.samples_per_second * (1 + min_throughput_gain_);
   flat_ = flat ? flat_ + 1 : 0;
-  if (flat && flat_ > patience_) {
+  // Past the size the caller expects the peak near, a flat doubling is not waited out: its larger sizes are the
+  // ramp's slowest trials (each a cold compile for a compiler), and a curve still rising there goes on.
+  const bool past_peak = expected_peak_ > 0 && candidate.batch_size >= 2 * expected_peak_;
+  if (flat && flat_ > (past_peak ? 0 : patience_)) {
     done_ = true;
     stop_reason_ = strf("throughput stopped improving at batch %d (%.2f vs %.2f samples/s at batch %d; %d flat "
-                        "doubling(s))", candidate.batch_size, result.samples_per_second,
-                        previous_best->second.samples_per_second, previous_best->first.batch_size, flat_);
+                        "doubling(s)%s)", candidate.batch_size, result.samples_per_second,
+                        previous_best->second.samples_per_second, previous_best->first.batch_size, flat_,
+                        past_peak ? strf(", at least twice the expected peak %d", expected_peak_).c_str() : "");
     return;
   }
   next_ = candidate.batch_size * 2;

@@ -1,5 +1,6 @@
 // Stage 1 strategy: batch sizes in powers of two from the range minimum, scored by samples/s, until a size
-// fails (out of memory), throughput stops improving for `patience` + 1 doublings, or the range's maximum.
+// fails (out of memory), throughput stops improving for `patience` + 1 doublings (one doubling from twice the
+// space's expected peak on), or the range's maximum.
 #pragma once
 #include "tuners/tuner.h"
 #include "tuners/tuner_space.h"
@@ -24,6 +25,7 @@ class BatchRamp : public Tuner {
   double learning_rate_;
   double min_throughput_gain_;
   int patience_;
+  int expected_peak_;  // the space's expected_peak_batch_size (0: none)
   double margin_;
   int64_t memory_limit_bytes_;
   int oom_batch_ = 0;  // the size that ran out of memory (0: none)

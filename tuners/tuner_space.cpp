@@ -46,6 +46,8 @@ void validate_space(const TunerSpace& s) {
                                      s.max_learning_rate));
   for (double lr : s.learning_rates)
     if (!(lr > 0)) throw std::invalid_argument(strf("learning rate %g in the list: expected > 0", lr));
+  if (s.expected_peak_batch_size < 0)
+    throw std::invalid_argument(strf("expected peak batch %d: expected >= 0 (0: none)", s.expected_peak_batch_size));
   if (s.reference_batch_size < 0 || !(s.reference_learning_rate > 0))
     throw std::invalid_argument(strf("reference batch %d, learning rate %g: expected batch >= 0 and rate > 0",
                                      s.reference_batch_size, s.reference_learning_rate));

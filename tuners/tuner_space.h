@@ -18,6 +18,9 @@ struct TunerSpace {
   // chosen batch; learning-rate-only strategies (lr_sweep, asha, gp) train at max_batch_size.
   int min_batch_size = 1;
   int max_batch_size = 64;
+  // A size the caller expects throughput to peak near (a compiled backend's ramp: the native pick of its precision),
+  // 0: none. batch_ramp stops at the first doubling from twice it on that gains too little (patience 0 there).
+  int expected_peak_batch_size = 0;
   // Learning rates: sampled within [min, max] on a log scale; `learning_rates`, when not empty, is the
   // explicit list of grid and lr_sweep (else they log-space the range, see option lr_points).
   double min_learning_rate = 1e-5;

@@ -41,8 +41,10 @@ void pick_over_stored(SearchRun& search, PairSearch& pair, DriveOutcome& ramp) {
 // the native pick of its precision in this search, so the sizes far below it (each a cold compile for Inductor:
 // ~100 s apiece for bert-base on a 2-core CPU) are not compiled. Every compiled backend's throughput curve in the
 // committed table peaks at or above that start, or within 6% of it on a flat curve (46 of 50 picks the same; the
-// other 4 pick a larger size at least as fast). Returns (start, native's pick); start 0 (the range minimum): not a
-// compiler, no native pick yet, or a native ramp the budget or the trial cap cut (its pick says little).
+// other 4 pick a larger size at least as fast). The native pick is also the ramp's expected peak: from twice it
+// on, one flat doubling ends the ramp (tuners/batch_ramp.h; docs/search.md has the check on the table's curves).
+// Returns (start, native's pick); (0, 0): not a compiler, no native pick yet, or a native ramp the budget or the
+// trial cap cut (its pick says little).
 std::pair<int, int> compiled_ramp_start(const SearchRun& search, const BackendOutcome& pair) {
   if (!search.settings.compiled_ramp_from_native || !is_compiler(pair.backend)) return {0, 0};
   for (const auto& native : search.summary.backends) {
@@ -75,6 +77,7 @@ class BatchStage : public SearchStage {
       search.progress << pair.trials.label() << " batch ramp " << from_native << "\n";
       space.min_batch_size = start;
     }
+    space.expected_peak_batch_size = native_pick;
     const auto tuner = make_tuner(tuner_, space, search.request.seed);
     const Candidate screen{pair.screened ? pair.screened->batch_size : 0, learning_rate_, 0};
     if (pair.screened) pair.trials.learn_from(screen, pair.screened->result);

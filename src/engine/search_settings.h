@@ -70,7 +70,8 @@ struct SearchSettings {
   int observer_block_steps = 5;  // one profiler-schedule cycle (wait 1, warm-up 1, active 3)
   double ramp_budget_share = 0.6;    // of a backend's share of the budget; the rest is for learning rates
   // A compiled backend's batch ramp starts at the largest power of two at most half native's pick of its precision
-  // (engine/batch_stage.cpp): each size is a cold compile. configs: true.
+  // and, from twice that pick on, ends at the first doubling that gains too little (engine/batch_stage.cpp): each
+  // size is a cold compile. configs: true.
   bool compiled_ramp_from_native = false;
   double trial_timeout_seconds = 900;
   double memory_fraction = 0.85;     // of the instance's memory a CPU trial may grow by
