@@ -211,6 +211,28 @@ TEST(Cli, InvalidFlagsAreClearErrors) {
   EXPECT_NE(r.output.find("'eta'"), std::string::npos) << r.output;
 }
 
+// --dry-run checks what a search would check (here the GPU run's flags, on any machine) and runs nothing; a bad value
+// fails it as it fails a search.
+TEST(Cli, ADryRunChecksEveryValueAndRunsNothing) {
+  const auto dir = temp_dir("cli");
+  const std::string db = (dir / "t.db").string();
+  const std::string flags = "--model bert-tiny --backends eager,cuda-graph,inductor --precisions bf16,fp32 --db " + db;
+  CliRun r = tune_cli(flags + " --budget 25s --json --dry-run");
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_NE(r.output.find("covers backends eager, cuda-graph, inductor (--backends), precisions bf16, fp32"),
+            std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("tune: dry run: every flag and value checked"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("[eager"), std::string::npos) << "a trial ran:\n" << r.output;
+  EXPECT_FALSE(std::filesystem::exists(db));
+  r = tune_cli(flags + " --budget 25x --dry-run");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("'25x'"), std::string::npos) << r.output;
+  r = tune_cli("--model bert-tiny --backends eager,cuda-grap --dry-run --db " + db);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("'cuda-grap'"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(db));
+}
+
 // Issue 20's bad input: each a user error before any trial (exit 2, the value quoted), and the database never
 // created; a search that answers nothing exits non-zero.
 TEST(Cli, OutOfRangeValuesFailBeforeAnyTrialAndWriteNothing) {

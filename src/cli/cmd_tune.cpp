@@ -91,7 +91,9 @@ po::options_description tune_options() {
       ("observers", po::value<std::string>(), ("after the search, time the row's native and compiled steps without and "
                                                "with each tool: comma-separated " + observer_names() +
                                                ", or all (see `tune observers`)").c_str())
-      ("json", po::bool_switch(), "print the result as JSON");
+      ("json", po::bool_switch(), "print the result as JSON")
+      ("dry-run", po::bool_switch(), "check every flag and value (model, data, weights, settings, budget) and print "
+                                     "what the search would cover; open no database, run no trial");
   desc.add(training_flags());
   desc.add(emit_flags());
   return desc;
@@ -349,6 +351,29 @@ bool answered(const SearchSummary& summary) {
 
 }  // namespace
 
+// What the search will cover, on the progress stream before it starts (and all a --dry-run prints).
+void print_plan(const po::variables_map& vm, const SearchRequest& request, double budget, const std::string& data) {
+  std::cerr << "tune: model " << request.model.name << " (" << request.model.hf_class << "), seq " << request.seq_len
+            << ", instance " << request.instance.name << " [" << request.instance.fingerprint() << "], libtorch "
+            << request.libtorch_version << "\n"
+            << "tune: budget " << format_duration(budget)
+            << (vm.count("budget") ? " (--budget)" : " (default, configs/search.yaml)") << ", database "
+            << vm["db"].as<std::string>() << "\n"
+            << "tune: covers " << describe_coverage(vm, request) << "\n"
+            << "tune: data: " << data << "\n";
+}
+
+// --dry-run: what the flags ask for, every value checked as a search checks it (the database only for being
+// writable), and nothing run: a prepared run on a machine lent for minutes fails here, not there.
+int dry_run(const po::variables_map& vm, const SearchRequest& request, const SearchSettings& settings, double budget,
+            const std::string& data) {
+  check_store_writable(vm["db"].as<std::string>());
+  print_plan(vm, request, budget, data);
+  std::cerr << "tune: learning rates: " << describe_rate_start(request, settings) << "\n"
+            << "tune: dry run: every flag and value checked; no database opened, no trial run\n";
+  return 0;
+}
+
 int run_tune(int argc, char** argv) {
   po::options_description desc = tune_options();
   po::variables_map vm;
@@ -358,21 +383,16 @@ int run_tune(int argc, char** argv) {
   SearchRequest request = request_from(vm);
   const SearchSettings settings = settings_for_device(
       with_tuner_flags(vm, load_search_settings(vm["settings"].as<std::string>())), request.instance.device);
-  const bool budget_given = vm.count("budget") > 0;
   // parse_duration_seconds refuses zero and negative durations, quoting the text
-  const double budget = budget_given ? parse_duration_seconds(vm["budget"].as<std::string>()) : settings.budget_seconds;
+  const double budget =
+      vm.count("budget") ? parse_duration_seconds(vm["budget"].as<std::string>()) : settings.budget_seconds;
   const std::string db_path = vm["db"].as<std::string>();
   const std::string data = describe_training_data(request);
   check_weights(request);
+  if (vm["dry-run"].as<bool>()) return dry_run(vm, request, settings, budget, data);
   const std::unique_ptr<Database> store = open_store_for_search(db_path);
   Database& db = *store;
-  std::cerr << "tune: model " << request.model.name << " (" << request.model.hf_class << "), seq " << request.seq_len
-            << ", instance " << request.instance.name << " [" << request.instance.fingerprint() << "], libtorch "
-            << request.libtorch_version << "\n"
-            << "tune: budget " << format_duration(budget) << (budget_given ? " (--budget)" : " (default, configs/search.yaml)")
-            << ", database " << db_path << "\n"
-            << "tune: covers " << describe_coverage(vm, request) << "\n"
-            << "tune: data: " << data << "\n";
+  print_plan(vm, request, budget, data);
   request.instance.measured = measured_peaks(db, vm, request);
   std::cerr << "tune: peak for MFU: " << describe_mfu_peaks(request.instance) << "\n"
             << "tune: learning rates: " << describe_rate_start(request, settings) << "\n";
