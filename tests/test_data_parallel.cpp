@@ -208,9 +208,9 @@ TEST(DataParallel, WhatCannotRunDataParallelIsInvalidWithItsReason) {
   EXPECT_NE(tune::testing::error_of([&] { check_data_parallel_spec(s); }).find("observers under data parallelism"),
             std::string::npos);
   s.step.observer = "";
-  s.step.device = "cuda";
-  EXPECT_NE(tune::testing::error_of([&] { check_data_parallel_spec(s); }).find("'nccl'"), std::string::npos);
-  s.step.device = "cpu";
+  s.distributed.comm_backend = "nccl";
+  EXPECT_NE(tune::testing::error_of([&] { check_data_parallel_spec(s); }).find("'nccl' on cpu"), std::string::npos);
+  s.distributed.comm_backend = "auto";
   s.distributed.ranks = 1;
   EXPECT_NE(tune::testing::error_of([&] { check_data_parallel_spec(s); }).find("1 rank(s)"), std::string::npos);
 }

@@ -82,3 +82,54 @@ TEST(DataParallelFigures, ADataParallelStudyHasAKeyOfItsOwnAndOneRankKeepsTheOld
   EXPECT_EQ(step_options_key("math", "adamw", 2), "attention=math,optimizer=adamw,ranks=2");
   EXPECT_EQ(step_option(step_options_key("sdpa", "fused", 4), "ranks"), "4");
 }
+
+TEST(DataParallelFigures, EachGpuRankTrainsOnAGpuOfItsOwnAndCpuRanksShareTheCpu) {
+  TrialSpec s;
+  s.distributed.ranks = 2;
+  s.threads = 16;
+  s.memory_limit_bytes = 80LL << 30;
+  s.step.device = "cuda";
+  const TrialSpec rank1 = rank_share_spec(s, 1);
+  EXPECT_EQ(rank_share_spec(s, 0).step.device, "cuda:0");
+  EXPECT_EQ(rank1.step.device, "cuda:1");
+  EXPECT_EQ(rank1.memory_limit_bytes, 80LL << 30);  // its own device, capped as one trial's
+  EXPECT_EQ(rank1.threads, 8);                      // the host's threads are shared
+  s.step.device = "cuda:2";
+  EXPECT_EQ(rank_share_spec(s, 1).step.device, "cuda:3");
+  s.step.device = "cpu";
+  EXPECT_EQ(rank_share_spec(s, 1).step.device, "cpu");
+  EXPECT_EQ(rank_share_spec(s, 1).memory_limit_bytes, 40LL << 30);  // one memory, shared
+  EXPECT_THROW(rank_device("cuda:x", 1), std::invalid_argument);
+}
+
+TEST(DataParallelFigures, RanksThatDoNotEachHaveAGpuAreRefusedNamingTheDevices) {
+  EXPECT_NO_THROW(check_rank_gpus("cuda", 2, 2));
+  EXPECT_NO_THROW(check_rank_gpus("cpu", 8, 1));
+  try {
+    check_rank_gpus("cuda", 2, 1);
+    FAIL() << "two NCCL ranks on one GPU were accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "2 ranks from cuda need cuda:0 to cuda:1, but this machine has 1 CUDA device(s): NCCL runs "
+                           "one rank per GPU");
+  }
+  EXPECT_THROW(check_rank_gpus("cuda:1", 2, 2), std::invalid_argument);  // cuda:2 does not exist
+}
+
+TEST(DataParallelFigures, GlooRunsOnACpuAndNcclOnGpus) {
+  TrialSpec s;
+  s.distributed.ranks = 2;
+  s.step.device = "cuda";
+  EXPECT_EQ(comm_backend(s), "nccl");
+  EXPECT_NO_THROW(check_data_parallel_spec(s));
+  s.distributed.comm_backend = "gloo";
+  EXPECT_THROW(check_data_parallel_spec(s), std::invalid_argument);
+  s.step.device = "cpu";
+  EXPECT_NO_THROW(check_data_parallel_spec(s));
+  s.distributed.comm_backend = "nccl";
+  try {
+    check_data_parallel_spec(s);
+    FAIL() << "nccl on a CPU was accepted";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "communication backend 'nccl' on cpu: expected gloo on a CPU, nccl on a GPU");
+  }
+}

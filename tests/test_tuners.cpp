@@ -11,6 +11,7 @@
 
 #include "test_helpers.h"
 #include "tuner_checks.h"
+#include "tuners/batch_pick.h"
 #include "tuners/batch_ramp.h"
 #include "tuners/batch_search.h"
 #include "tuners/composite/rate_edge_extension.h"
@@ -129,6 +130,28 @@ TEST(BatchRampTuner, ChoosesTheSmallestBatchWithinTheFastestOnesMeasurementNoise
   EXPECT_EQ(ramp_choice({20, 40, 70, 100}, 0.04), 8);  // a real gain, beyond the noise
   EXPECT_EQ(ramp_choice({20, 40, 70, 73}, 0.04), 8);   // 4's own CI reaches 8's, its median does not
   EXPECT_EQ(ramp_choice({20, 40, 71, 73}, 0.3), 8);    // CIs of +-30%: too noisy to call 4 as fast
+}
+
+// A data-parallel trial's samples/s count every rank, and so does the floor a smaller size must reach. The curve of
+// distilbert-base-uncased bf16 eager, 2 ranks x 1 thread on the 2-core AMD EPYC (2026-12-07): batch 8's step
+// 3.46-4.02 s (median 3.77) over 2 ranks is 3.98-4.62 samples/s; its floor had read 8 / 4.02 = 1.99, so batch 2
+// (2.75 samples/s, 35% slower) was picked as "as fast".
+TEST(BatchRampTuner, ADataParallelSizeIsAsFastOnlyWithinTheFastestsNoiseOverAllRanks) {
+  const std::map<int, std::pair<double, double>> curve{  // batch -> samples/s, median step
+      {1, {1.86, 1.076}}, {2, {2.75, 1.456}}, {4, {3.88, 2.062}}, {8, {4.24, 3.773}}, {16, {4.00, 8.009}}};
+  std::vector<ToldTrial> told;
+  for (const auto& [batch, figures] : curve) {
+    TrialResult r;
+    r.status = TrialStatus::ok;
+    r.data_parallel.ranks = 2;
+    r.samples_per_second = figures.first;
+    r.step_time_median = figures.second;
+    r.step_time_ci_low = figures.second * 0.917;
+    r.step_time_ci_high = figures.second * 1.067;
+    told.push_back({Candidate{batch, 1e-4, 0}, r});
+  }
+  EXPECT_NEAR(slowest_plausible(told[3].second, 8), 16 / (3.773 * 1.067), 1e-9);
+  EXPECT_EQ(pick_batch(told)->first.batch_size, 8);  // 4 (3.88) lies below 8's floor (3.97)
 }
 
 // The sizes a ramp from 4 with this expected peak (0: none) runs, told samples/s by batch (CI +-2%).

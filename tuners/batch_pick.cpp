@@ -1,6 +1,8 @@
 // The batch rule (batch_pick.h): one place, so the ramp, the batch stage and the table cannot disagree.
 #include "tuners/batch_pick.h"
 
+#include <algorithm>
+
 #include "tuners/objective.h"
 
 namespace tune {
@@ -14,7 +16,10 @@ constexpr double kTrustedCiHalfwidth = 0.10;
 double slowest_plausible(const TrialResult& r, int batch_size) {
   const bool trusted = r.step_time_ci_high > 0 && r.step_time_median > 0 &&
                        (r.step_time_ci_high - r.step_time_ci_low) / (2 * r.step_time_median) <= kTrustedCiHalfwidth;
-  return trusted ? batch_size / r.step_time_ci_high : r.samples_per_second;
+  // A data-parallel trial's step trains the batch on every rank: its samples/s count them all, so must this bound
+  // (with the per-rank batch alone, a 2-rank size ran half as fast as its floor, and batch 2 "matched" batch 8).
+  const int ranks = std::max(1, r.data_parallel.ranks);
+  return trusted ? static_cast<double>(batch_size) * ranks / r.step_time_ci_high : r.samples_per_second;
 }
 
 ToldTrial smallest_as_fast(const std::vector<ToldTrial>& trials, const ToldTrial& fastest) {

@@ -10,8 +10,9 @@
 
 namespace tune {
 
-// Samples/s at the slow end of the trial's step-time 95% CI; its median where it has no CI or one too wide to
-// trust (beyond +-10%: a loaded machine, where the fastest median stands).
+// Samples/s at the slow end of the trial's step-time 95% CI (over all ranks of a data-parallel trial; batch_size is
+// per rank); its median where it has no CI or one too wide to trust (beyond +-10%: a loaded machine, where the
+// fastest median stands).
 double slowest_plausible(const TrialResult& result, int batch_size);
 
 // Of `trials`, the smallest size whose samples/s reaches `fastest`'s slowest plausible figure (`fastest` itself

@@ -23,6 +23,7 @@
 #include "trial/observer_registry.h"
 #include "report/search_reporters.h"
 #include "store/instance_peaks.h"
+#include "trial/data_parallel_figures.h"
 #include "trial/backend_registry.h"
 #include "trial/trial_process.h"
 #include "tuners/tuner_registry.h"
@@ -149,6 +150,8 @@ void set_ranks(const po::variables_map& vm, SearchRequest& request) {
   if (!vm.count("ranks")) return;
   request.ranks = vm["ranks"].as<int>();
   if (request.ranks < 1 || request.ranks > 64) throw std::invalid_argument(strf("--ranks %d: expected 1 to 64", request.ranks));
+  if (request.ranks > 1)
+    check_rank_gpus(request.instance.device, request.ranks, request.instance.device_count);
 }
 
 SearchRequest request_from(const po::variables_map& vm) {

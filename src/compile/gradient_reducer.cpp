@@ -2,11 +2,38 @@
 // group: the same collectives torch.distributed and DDP's Reducer use, called from C++.
 #include "compile/gradient_reducer.h"
 
+#include <ATen/cuda/CUDAEvent.h>
 #include <torch/csrc/distributed/c10d/Backend.hpp>
 
 #include <chrono>
+#include <optional>
 
 namespace tune {
+namespace {
+
+// How long synchronize held the step up. On a CPU the host waits for the all-reduce; on CUDA the host does not
+// (NCCL's wait only makes the compute stream wait for the communication stream), so two events on the compute
+// stream time what the stream sat waiting after backward's last kernel, and the host waits for the second.
+class ExposedTimer {
+ public:
+  explicit ExposedTimer(const torch::Device& device) : start_(std::chrono::steady_clock::now()) {
+    if (!device.is_cuda()) return;
+    events_.emplace(at::cuda::CUDAEvent(cudaEventDefault), at::cuda::CUDAEvent(cudaEventDefault));
+    events_->first.record();
+  }
+  double seconds() {
+    if (!events_) return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    events_->second.record();
+    events_->second.synchronize();
+    return events_->first.elapsed_time(events_->second) / 1000.0;
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+  std::optional<std::pair<at::cuda::CUDAEvent, at::cuda::CUDAEvent>> events_;
+};
+
+}  // namespace
 
 // A bucket: a flat buffer holding its parameters' gradients end to end, and which of them arrived this step.
 struct GradientReducer::Bucket {
@@ -66,7 +93,7 @@ void GradientReducer::launch(Bucket& b) {
 }
 
 void GradientReducer::synchronize() {
-  const auto start = std::chrono::steady_clock::now();
+  ExposedTimer timer(parameters_.front().device());
   torch::NoGradGuard no_grad;
   const double ranks = static_cast<double>(group_->getSize());
   for (auto& bucket : buckets_) {
@@ -88,7 +115,7 @@ void GradientReducer::synchronize() {
     b.pending = 0;
     std::fill(b.arrived.begin(), b.arrived.end(), false);
   }
-  exposed_seconds_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  exposed_seconds_ = timer.seconds();
 }
 
 void GradientReducer::broadcast_parameters() {

@@ -31,7 +31,8 @@ class GradientReducer {
   void synchronize();
   // Rank 0's parameters to every rank, as DDP does when it wraps a module (the ranks start from one model).
   void broadcast_parameters();
-  // The seconds the last synchronize waited: the communication the backward did not hide.
+  // The seconds the last synchronize held the step up: the communication the backward did not hide (on CUDA, the
+  // compute stream's own wait, timed by events).
   double exposed_seconds() const { return exposed_seconds_; }
   int buckets() const { return static_cast<int>(buckets_.size()); }
 

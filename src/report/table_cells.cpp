@@ -120,7 +120,7 @@ const char* const kOtherCompilesNote =
 const char* const kRanksNote =
     "\"ranks=N\" in the precision cell: a data-parallel row (`tune --model ... --ranks N`): every trial ran N "
     "processes sharing the instance's threads, each training its own rows, gradients all-reduced after every backward "
-    "in buckets overlapped with it (DDP's way; gloo on a CPU; the Python worker's backends run Hugging Face's module "
+    "in buckets overlapped with it (DDP's way; gloo on a CPU, NCCL with a GPU per rank; the Python worker's backends run Hugging Face's module "
     "under torch's DDP, inductor compiling it as a DDP job does, its graph split at the buckets). Batch sizes are per "
     "rank, as in the vendor's table (per GPU); samples/s count all ranks; peak memory is the largest rank's; the "
     "JSON's data_parallel gives the scaling efficiency (N ranks against N times rank 0 alone, paired rounds), the "

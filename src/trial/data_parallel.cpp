@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <c10/cuda/CUDAFunctions.h>
 #include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 
@@ -22,6 +23,7 @@
 #include "trial/device_memory.h"
 #include "trial/lr_schedule.h"
 #include "trial/measurement.h"
+#include "trial/nccl_group.h"
 #include "trial/trial_runner.h"
 #include "util/paths.h"
 #include "util/process.h"
@@ -38,10 +40,12 @@ std::string in_dir(const std::string& work_dir, const std::string& name) {
 }
 std::string rank_name(int rank, const char* what) { return strf("rank-%d.%s", rank, what); }
 
-// Every rank joins through a file store in the trial folder (rank 0 removed any earlier one before starting them).
+// Every rank joins through a file store in the trial folder (rank 0 removed any earlier one before starting them):
+// gloo on a CPU, NCCL on the rank's own GPU.
 c10::intrusive_ptr<c10d::Backend> make_group(const TrialSpec& spec, int rank, const std::string& work_dir) {
   const auto store = c10::make_intrusive<c10d::FileStore>(in_dir(work_dir, "dp-store"), spec.distributed.ranks);
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(1000 * spec.distributed.collective_timeout_seconds));
+  if (comm_backend(spec) == "nccl") return make_nccl_group(store, rank, spec.distributed.ranks, timeout);
   auto options = c10d::ProcessGroupGloo::Options::create(timeout);
   options->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
   options->threads = 1;  // its all-reduce runs on a thread of its own beside the rank's compute threads
@@ -65,7 +69,8 @@ void inject_rank_fault(const TrialSpec& spec, int rank, int step) {
 // with the others (the parallel member), without one when rank 0 trains alone (the solo member).
 class RankTrainer {
  public:
-  RankTrainer(const TrialSpec& spec, int rank, c10::intrusive_ptr<c10d::Backend> group) : spec_(spec), rank_(rank) {
+  RankTrainer(const TrialSpec& spec, int rank, c10::intrusive_ptr<c10d::Backend> group)
+      : spec_(spec), rank_(rank), cuda_(torch::Device(spec.step.device).is_cuda()) {
     TrialResult ignored;
     step_ = build_trial_step(spec, ignored, &model_);
     pool_ = rank_pool(spec, rank);
@@ -89,6 +94,7 @@ class RankTrainer {
       if (!rates.empty()) step_->set_learning_rate(rates[i]);
       const auto start = std::chrono::steady_clock::now();
       losses_.push_back(step_->step(pool_[done_++ % pool_.size()]));
+      if (cuda_) torch::cuda::synchronize();  // the step's own time, not its launch time
       times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
       if (exposed && reducer_) exposed->push_back(reducer_->exposed_seconds());
     }
@@ -114,6 +120,7 @@ class RankTrainer {
 
   const TrialSpec& spec_;
   int rank_;
+  bool cuda_;
   TrainableModel model_;
   std::unique_ptr<TrainStep> step_;
   std::vector<Batch> pool_;
@@ -122,18 +129,27 @@ class RankTrainer {
   int done_ = 0;
 };
 
-void barrier(c10d::Backend& group) {
-  std::vector<at::Tensor> token{torch::zeros({1})};
+void barrier(c10d::Backend& group, const std::string& device) {
+  std::vector<at::Tensor> token{torch::zeros({1}, torch::Device(device))};
   group.allreduce(token)->wait();  // an all-reduce of one value: every rank must enter it, under the group's timeout
 }
 
-// Each rank's share of the machine: the spec's threads and memory cap divided among the ranks. A cap that cannot be
-// set is the setup's failure, as in a one-process trial: the rank would otherwise run unbounded.
-void size_rank_process(const TrialSpec& spec) {
-  const TrialSpec share = rank_share_spec(spec, spec.distributed.rank);
+// A GPU rank's device, made current (NCCL and the CUDA allocator work on the current device): one GPU per rank.
+void select_rank_gpu(const TrialSpec& spec, const TrialSpec& share) {
+  const torch::Device device(share.step.device);
+  if (!device.is_cuda()) return;
+  check_rank_gpus(spec.step.device, spec.distributed.ranks, static_cast<int>(torch::cuda::device_count()));
+  c10::cuda::set_device(device.index());
+}
+
+// Each rank's share of the machine (rank_share_spec: its device, the spec's threads and a CPU's memory cap divided
+// among the ranks). A cap that cannot be set is the setup's failure, as in a one-process trial: the rank would
+// otherwise run unbounded.
+void size_rank_process(const TrialSpec& spec, const TrialSpec& share) {
+  select_rank_gpu(spec, share);
   if (spec.threads > 0) set_trial_threads(share.threads);
-  if (spec.memory_limit_bytes > 0 && !cap_device_memory(spec.step.device, share.memory_limit_bytes))
-    throw std::invalid_argument("cannot cap " + spec.step.device + " memory at " +
+  if (spec.memory_limit_bytes > 0 && !cap_device_memory(share.step.device, share.memory_limit_bytes))
+    throw std::invalid_argument("cannot cap " + share.step.device + " memory at " +
                                 std::to_string(share.memory_limit_bytes) + " bytes (the trial's " +
                                 std::to_string(spec.memory_limit_bytes) + " over " +
                                 std::to_string(spec.distributed.ranks) + " ranks)");
@@ -158,7 +174,7 @@ std::vector<double> run_parallel_schedule(const TrialSpec& spec, c10d::Backend& 
   for (int round = 0; round < s.rounds; ++round) {
     const bool solo_first = round % 2 == 0;  // alternated, so drift favours neither side
     if (solo && solo_first) figures->solo_block_times.push_back(mean(solo->run(s.block)));
-    barrier(group);
+    barrier(group, spec.step.device);
     std::vector<double> exposed;
     const std::vector<double> times = parallel.run(s.block, &exposed);
     if (figures) {
@@ -167,7 +183,7 @@ std::vector<double> run_parallel_schedule(const TrialSpec& spec, c10d::Backend& 
     }
     if (solo && !solo_first) figures->solo_block_times.push_back(mean(solo->run(s.block)));
   }
-  barrier(group);  // the last step's all-reduce is done on every rank before any leaves
+  barrier(group, spec.step.device);  // the last step's all-reduce is done on every rank before any leaves
   return warmup_times;
 }
 
@@ -175,12 +191,14 @@ std::vector<double> run_parallel_schedule(const TrialSpec& spec, c10d::Backend& 
 
 int run_data_parallel_rank(const TrialSpec& spec, int rank, const std::string& work_dir, const std::string& out) {
   TrialResult r;
+  TrialSpec share = spec;
   try {
     check_data_parallel_spec(spec);
-    size_rank_process(spec);
-    const auto group = make_group(spec, rank, work_dir);
-    RankTrainer parallel(spec, rank, group);
-    run_parallel_schedule(spec, *group, parallel, nullptr);
+    share = rank_share_spec(spec, rank);
+    size_rank_process(spec, share);
+    const auto group = make_group(share, rank, work_dir);
+    RankTrainer parallel(share, rank, group);
+    run_parallel_schedule(share, *group, parallel, nullptr);
     r.status = TrialStatus::ok;
     r.losses = parallel.losses();
   } catch (const std::invalid_argument& e) {
@@ -189,7 +207,7 @@ int run_data_parallel_rank(const TrialSpec& spec, int rank, const std::string& w
     r = failed_result(is_out_of_memory(e) ? TrialStatus::oom : TrialStatus::crashed, "rank " + std::to_string(rank),
                       e.what());
   }
-  r.peak_memory_bytes = peak_device_memory(spec.step.device);
+  r.peak_memory_bytes = peak_device_memory(share.step.device);
   std::ofstream(out) << nlohmann::json(r).dump();
   return r.ok() ? 0 : 1;
 }
@@ -315,9 +333,11 @@ TrialResult failure_of(const TrialSpec& spec, const std::exception& e, const Ran
 }  // namespace
 
 TrialResult run_data_parallel_trial(const TrialSpec& spec, const std::string& work_dir) {
+  TrialSpec share = spec;
   try {
     check_data_parallel_spec(spec);
-    size_rank_process(spec);
+    share = rank_share_spec(spec, 0);
+    size_rank_process(spec, share);
   } catch (const std::invalid_argument& e) {
     return failed_result(TrialStatus::invalid, "setup", e.what());
   }
@@ -329,9 +349,9 @@ TrialResult run_data_parallel_trial(const TrialSpec& spec, const std::string& wo
   r.data_parallel.bucket_cap_mb = spec.distributed.bucket_cap_mb;
   RankProcesses others(spec, work_dir);
   try {
-    const auto group = make_group(spec, 0, work_dir);
-    RankTrainer parallel(spec, 0, group);
-    keep_rate_trial_steps(spec, run_parallel_schedule(spec, *group, parallel, &r.data_parallel), r);
+    const auto group = make_group(share, 0, work_dir);
+    RankTrainer parallel(share, 0, group);
+    keep_rate_trial_steps(spec, run_parallel_schedule(share, *group, parallel, &r.data_parallel), r);
     others.wait_or_kill(spec.distributed.collective_timeout_seconds);
     if (const auto failed = others.first_failure()) return *failed;
     summarise_parallel(spec, parallel, others, r);

@@ -39,13 +39,36 @@ def rank_cache_folder(folder, spec):
     return folder if rank == 0 or not is_data_parallel(spec) else "%s-rank-%d" % (folder.rstrip("/"), rank)
 
 
+def comm_backend(spec):
+    """gloo on a CPU, nccl on a GPU: what comm_backend (data_parallel_figures.cpp) allows, the driver checked it."""
+    return "nccl" if spec["device"].startswith("cuda") else "gloo"
+
+
+def rank_gpu_problem(torch, spec):
+    """Why this rank cannot have its GPU (NCCL runs one rank per device; the driver gave rank K cuda:first+K), or
+    None."""
+    if comm_backend(spec) != "nccl":
+        return None
+    device, gpus = torch.device(spec["device"]), torch.cuda.device_count()
+    if device.index is not None and device.index < gpus:
+        return None
+    return ("rank %d trains on %s, but this machine has %d CUDA device(s): NCCL runs one rank per GPU (as "
+            "check_rank_gpus says before a search)" % (int(spec["rank"]), spec["device"], gpus))
+
+
 def join_group(torch, spec, work_dir):
-    """This rank in the trial's gloo process group, through the file store the driver cleared in the trial folder. A
-    rank that sends nothing for collective_timeout_seconds makes the others' collectives fail (a hang)."""
+    """This rank in the trial's process group (gloo on a CPU; NCCL on a GPU, the rank's own device made current),
+    through the file store the driver cleared in the trial folder. A rank that sends nothing for
+    collective_timeout_seconds makes the others' collectives fail (a hang)."""
     import torch.distributed as dist
     timeout = datetime.timedelta(seconds=float(spec.get("collective_timeout_seconds", 120)))
-    dist.init_process_group("gloo", init_method="file://" + os.path.abspath(os.path.join(work_dir, "dp-store")),
-                            rank=int(spec["rank"]), world_size=ranks(spec), timeout=timeout)
+    bound = {}
+    if comm_backend(spec) == "nccl":
+        torch.cuda.set_device(torch.device(spec["device"]))
+        bound["device_id"] = torch.device(spec["device"])
+    store = "file://" + os.path.abspath(os.path.join(work_dir, "dp-store"))
+    dist.init_process_group(comm_backend(spec), init_method=store,
+                            rank=int(spec["rank"]), world_size=ranks(spec), timeout=timeout, **bound)
 
 
 def leave_group(torch):

@@ -18,9 +18,10 @@ std::string comm_backend(const TrialSpec& spec) {
 void check_data_parallel_spec(const TrialSpec& spec) {
   const DistributedSettings& d = spec.distributed;
   if (d.ranks < 2) throw std::invalid_argument(strf("data-parallel trial with %d rank(s): expected at least 2", d.ranks));
-  if (comm_backend(spec) != "gloo")
+  const std::string expected = device_kind(spec.step.device) == "cuda" ? "nccl" : "gloo";
+  if (comm_backend(spec) != expected)
     throw std::invalid_argument("communication backend '" + comm_backend(spec) + "' on " + spec.step.device +
-                                ": expected gloo on a CPU (NCCL data-parallel trials are not built yet)");
+                                ": expected gloo on a CPU, nccl on a GPU");
   if (spec.purpose == TrialPurpose::paired) throw std::invalid_argument("a paired trial cannot be data-parallel");
   if (!spec.step.observer.empty())
     throw std::invalid_argument("observer '" + spec.step.observer + "' on a data-parallel trial: observers under data "
@@ -47,11 +48,31 @@ TrialSpec global_batch_spec(const TrialSpec& spec) {
   return global;
 }
 
+std::string rank_device(const std::string& device, int rank) {
+  if (device_kind(device) != "cuda") return device;
+  const size_t colon = device.find(':');
+  const std::string index = colon == std::string::npos ? "0" : device.substr(colon + 1);
+  if (index.empty() || index.size() > 3 || index.find_first_not_of("0123456789") != std::string::npos)
+    throw std::invalid_argument("device '" + device + "': expected cuda or cuda:N");
+  return strf("cuda:%d", std::stoi(index) + rank);
+}
+
+void check_rank_gpus(const std::string& device, int ranks, int gpus) {
+  if (device_kind(device) != "cuda" || ranks < 1) return;
+  const std::string last = rank_device(device, ranks - 1);
+  if (std::stoi(last.substr(last.find(':') + 1)) < gpus) return;
+  throw std::invalid_argument(strf("%d ranks from %s need %s to %s, but this machine has %d CUDA device(s): NCCL runs "
+                                   "one rank per GPU", ranks, device.c_str(), rank_device(device, 0).c_str(),
+                                   last.c_str(), gpus));
+}
+
 TrialSpec rank_share_spec(const TrialSpec& spec, int rank) {
   TrialSpec own = spec;
   own.distributed.rank = rank;
+  own.step.device = rank_device(spec.step.device, rank);
   if (spec.threads > 0) own.threads = std::max(1, spec.threads / spec.distributed.ranks);
-  own.memory_limit_bytes = spec.memory_limit_bytes / spec.distributed.ranks;
+  // CPU ranks share one memory; GPU ranks each have a device of their own, capped as one trial's would be.
+  if (device_kind(spec.step.device) != "cuda") own.memory_limit_bytes = spec.memory_limit_bytes / spec.distributed.ranks;
   return own;
 }
 

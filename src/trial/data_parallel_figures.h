@@ -12,8 +12,8 @@
 
 namespace tune {
 
-// Throws std::invalid_argument naming what a data-parallel spec cannot be (under 2 ranks, a CUDA device, a paired
-// purpose, an observer, an unknown communication backend, bad sizes).
+// Throws std::invalid_argument naming what a data-parallel spec cannot be (under 2 ranks, a paired purpose, an
+// observer, a communication backend other than gloo on a CPU and nccl on CUDA, bad sizes).
 void check_data_parallel_spec(const TrialSpec& spec);
 
 // The communication backend a spec's ranks use: its own, or for "auto" gloo on a CPU and nccl on CUDA.
@@ -29,7 +29,16 @@ struct DataParallelSchedule {
 // The spec with its global batch (ranks x the per-rank batch): what one process would train on.
 TrialSpec global_batch_spec(const TrialSpec& spec);
 
-// Rank `rank`'s own spec: its rank, and its share of the instance's threads (at least one) and memory cap.
+// The device rank `rank` trains on: a CPU rank shares the CPU; on CUDA, one GPU per rank (NCCL runs one rank per
+// device), counted from the spec's ("cuda" or "cuda:0": rank K on cuda:K; "cuda:2": rank K on cuda:2+K).
+std::string rank_device(const std::string& device, int rank);
+
+// Throws std::invalid_argument where `ranks` ranks from `device` cannot each have a GPU of the `gpus` there (NCCL
+// runs one rank per GPU); CPU ranks share the CPU.
+void check_rank_gpus(const std::string& device, int ranks, int gpus);
+
+// Rank `rank`'s own spec: its rank, its device (rank_device), and its share of the instance's threads (at least
+// one) and memory cap (a CPU's; a GPU rank's cap applies to its own device).
 TrialSpec rank_share_spec(const TrialSpec& spec, int rank);
 
 // A learning-rate trial's parallel steps (its schedule is all warm-up: no rounds) past its first warmup_steps, timed

@@ -505,6 +505,9 @@ class Session:
         if compiles(spec) and spec.get("compile_artifacts"):
             self.load_carried_artifacts(spec["compile_artifacts"])
         set_threads(self.torch, spec["threads"])
+        problem = data_parallel.rank_gpu_problem(self.torch, spec) if data_parallel.is_data_parallel(spec) else None
+        if problem:
+            raise TrialFailure("invalid", "setup", problem)
         cap_memory(self.torch, spec)
         if data_parallel.is_data_parallel(spec):
             smallest = data_parallel.smallest_compiled_bucket_mb(self.torch)

@@ -27,9 +27,11 @@ constexpr double kPatienceSeconds = 10;  // WorkerRanks's patience
 template <typename Reply>
 using Answer = std::variant<Reply, WorkerFailure>;
 
-// Whether a rank's failure is the collectives' report of another rank's (a peer gone, a wait timed out in gloo).
+// Whether a rank's failure is the collectives' report of another rank's (a peer gone, a wait timed out in gloo or
+// NCCL's watchdog).
 bool collective_error(const WorkerFailure& f) {
-  for (const char* mark : {"gloo", "Gloo", "DistBackendError", "Connection closed by peer", "Connection reset by peer"})
+  for (const char* mark : {"gloo", "Gloo", "DistBackendError", "Connection closed by peer", "Connection reset by peer",
+                           "NCCL", "Watchdog caught collective operation timeout"})
     if (f.message.find(mark) != std::string::npos) return true;
   return false;
 }

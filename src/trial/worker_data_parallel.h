@@ -1,5 +1,6 @@
 // A data-parallel trial of a Python-worker backend (inductor, hf-eager): N worker processes, one per rank, each
-// training Hugging Face's module under DistributedDataParallel in one gloo process group (src/trial/data_parallel.py),
+// training Hugging Face's module under DistributedDataParallel in one process group (src/trial/data_parallel.py: gloo
+// on a CPU, NCCL on a GPU per rank),
 // as a user's DDP job trains it; compiled, torch.compile takes the DDP module, and DDPOptimizer splits its graph at
 // the buckets' boundaries so each bucket's all-reduce can start during the backward.
 // This process drives them: every parallel request goes to all ranks at once (they step in lockstep, each waiting in
