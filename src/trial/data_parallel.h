@@ -2,10 +2,11 @@
 // own rows of a global batch of N x batch_size (the batch is per rank), gradients averaged after every backward by
 // a bucketed all-reduce overlapped with it (compile/gradient_reducer.h, DDP's way) over a c10d process group (gloo on
 // a CPU; NCCL on GPUs, rank K on the K-th GPU from the spec's, trial/nccl_group.h). Rank 0 is the trial process:
-// it starts ranks 1..N-1 (`tune trial --rank K`, in its process group, tied to it), and in alternating blocks times all ranks together and itself alone on a model of its own (no
-// communication, the others waiting), so each round gives a paired scaling efficiency. A rank that runs out of
-// memory, crashes, is killed or sends nothing for collective_timeout_seconds ends the trial for all with its typed
-// status; rank 0 kills and reaps whatever rank is still running, so none outlives the trial.
+// it starts ranks 1..N-1 (`tune trial --rank K`, in its process group, tied to it), and in alternating blocks
+// times all ranks together and itself alone on a model of its own (no communication, the others waiting), so each
+// round gives a paired scaling efficiency. A rank that runs out of memory, crashes, is killed or sends nothing for
+// collective_timeout_seconds ends the trial for all with its typed status; rank 0 kills and reaps whatever rank is
+// still running, so none outlives the trial.
 // The libtorch backends that have a point between backward and update (eager, jit) run this way; the Python worker's
 // backends run HF's module under DDP (trial/worker_data_parallel.h). On a GPU the steps are timed to the device's
 // end (synchronized) and the exposed communication by events on the compute stream.
