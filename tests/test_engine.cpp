@@ -1022,6 +1022,85 @@ TEST_F(EngineFixture, LaterBackendsStartFromTheFirstBackendsRateByTheScalingRule
   EXPECT_EQ(again.backends[1].lr_stop, "all learning rates tried");
 }
 
+namespace {
+
+// The simulated landscape with a loss that moves 1% from seed to seed (the seed check measures a spread), and for
+// jit `jit_shift` more: 0 is the same function (a compiled step's numerics), more is another one.
+TrialExecutor seeded_executor(double jit_shift, int* calls) {
+  return [jit_shift, calls](const TrialSpec& spec, const std::string&) {
+    ++*calls;
+    TrialResult r = simulated_trial(spec);
+    r.score_loss *= 1 + 0.01 * static_cast<double>(spec.seed % 2) + (spec.step.backend == "jit" ? jit_shift : 0);
+    return r;
+  };
+}
+
+// Each of the backend's learning-rate trials from the study's own seed (the seed check's are from the next).
+std::vector<double> first_seed_rates(const Database& db, const BackendOutcome& outcome, uint64_t seed) {
+  std::vector<double> rates;
+  for (const auto& t : db.trials(outcome.study_id))
+    if (t.spec.purpose == TrialPurpose::learning_rate && t.spec.seed == seed) rates.push_back(t.spec.learning_rate);
+  std::sort(rates.begin(), rates.end());
+  return rates;
+}
+
+}  // namespace
+
+// A later backend at the first one's batch and horizon trains one trial at the rate eager's seed check chose; its
+// loss there equals eager's (the same function), so the rate is reused: no local check, no seed check of its own.
+TEST_F(EngineFixture, ALaterBackendAtTheSameBatchReusesTheSeedCheckedRateAfterOneTrial) {
+  Database db((dir / "t.db").string());
+  int calls = 0;
+  request.backends = {"eager", "jit"};
+  settings.seed_check = true;
+  settings.lr_reuse = true;
+  SearchEngine engine(db, seeded_executor(0, &calls), settings, progress);
+  const auto summary = engine.run(request, 3600);
+  ASSERT_EQ(summary.backends.size(), 2u);
+  const auto& eager = summary.backends[0];
+  const auto& jit = summary.backends[1];
+  ASSERT_TRUE(jit.best) << jit.failure;
+  ASSERT_EQ(jit.best->batch_size, eager.best->batch_size);
+  EXPECT_DOUBLE_EQ(jit.best->learning_rate, eager.best->learning_rate);
+  EXPECT_EQ(first_seed_rates(db, jit, request.seed), std::vector<double>{eager.best->learning_rate});
+  EXPECT_TRUE(first_seed_rates(db, jit, request.seed + 1).empty());  // no seed check of its own
+  EXPECT_NE(jit.lr_stop.find("eager's 3.0e-04 (same batch 32, horizon"), std::string::npos) << jit.lr_stop;
+  EXPECT_NE(jit.lr_stop.find("reused: this step's loss there 5.0000 against its 5.0000 from the same seed, 0.00% "
+                             "apart, within its seed-to-seed spread"), std::string::npos) << jit.lr_stop;
+  const std::optional<BestConfig> stored = db.best(jit.study_id);  // the table marks it (report/table_cells.h)
+  ASSERT_TRUE(stored);
+  EXPECT_EQ(stored->stop.lr_cause, StopCause::reused);
+  EXPECT_EQ(db.best(eager.study_id)->stop.lr_cause, StopCause::strategy);
+  const auto table = gather_tested_models(db, "t.db");
+  ASSERT_EQ(table.rows.size(), 1u);
+  for (const auto& b : table.rows[0].backends)
+    EXPECT_EQ(learning_rate_cell(b).find("reused: 1 trial") != std::string::npos, b.backend == "jit")
+        << b.backend << ": " << learning_rate_cell(b);
+  const auto notes = table_notes(table);
+  EXPECT_NE(std::find(notes.begin(), notes.end(), kReusedRateNote), notes.end());
+}
+
+// A backend whose loss at eager's rate lies beyond the seed spread (another function) runs the local check, and its
+// stop reason says why; lr_reuse false runs it whatever the loss.
+TEST_F(EngineFixture, ALaterBackendWhoseLossDiffersBeyondTheSeedSpreadRunsTheLocalCheck) {
+  for (const bool reuse : {true, false}) {
+    Database db((dir / (reuse ? "reuse.db" : "off.db")).string());
+    int calls = 0;
+    request.backends = {"eager", "jit"};
+    settings.seed_check = true;
+    settings.lr_reuse = reuse;
+    SearchEngine engine(db, seeded_executor(reuse ? 0.05 : 0, &calls), settings, progress);
+    const auto summary = engine.run(request, 3600);
+    const auto& jit = summary.backends.at(1);
+    ASSERT_TRUE(jit.best) << jit.failure;
+    EXPECT_EQ(first_seed_rates(db, jit, request.seed).size(), 3u) << "reuse " << reuse;  // 3e-4 and either side
+    EXPECT_EQ(jit.lr_stop.find("eager's 3.0e-04 (same batch 32, horizon 12 steps) not reused: this step's loss "
+                               "there 5.2500 against its 5.0000, 5.00% apart, beyond its seed-to-seed spread") == 0,
+              reuse) << jit.lr_stop;
+    EXPECT_NE(jit.lr_stop.find("from eager's 3.0e-04 at batch 32 by the scaling rules"), std::string::npos);
+  }
+}
+
 // A best rate at the top of the list is searched past, and the bound leaves it marked in the store.
 TEST_F(EngineFixture, ARateAtTheTopOfTheListIsExtendedAndTheBoundIsStored) {
   Database db((dir / "t.db").string());

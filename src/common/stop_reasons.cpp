@@ -13,14 +13,15 @@ std::string to_string(StopCause cause) {
     case StopCause::strategy: return "strategy";
     case StopCause::trial_cap: return "max_trials";
     case StopCause::budget: return "budget";
+    case StopCause::reused: return "reused";
   }
   return "strategy";
 }
 
 StopCause parse_stop_cause(const std::string& text) {
-  for (auto cause : {StopCause::strategy, StopCause::trial_cap, StopCause::budget})
+  for (auto cause : {StopCause::strategy, StopCause::trial_cap, StopCause::budget, StopCause::reused})
     if (to_string(cause) == text) return cause;
-  throw std::invalid_argument("stop cause '" + text + "': expected strategy, max_trials or budget");
+  throw std::invalid_argument("stop cause '" + text + "': expected strategy, max_trials, budget or reused");
 }
 
 std::string to_string(BatchLimit limit) {

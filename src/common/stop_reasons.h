@@ -8,9 +8,10 @@
 
 namespace tune {
 
-// What ended a search loop: the strategy itself, its trial cap, or the time budget.
-enum class StopCause { strategy, trial_cap, budget };
-std::string to_string(StopCause cause);  // "strategy", "max_trials", "budget"
+// What ended a search loop: the strategy itself, its trial cap, or the time budget; for a learning-rate search,
+// also that none ran: another backend's rate reused after one trial checked it (engine/rate_stage.cpp).
+enum class StopCause { strategy, trial_cap, budget, reused };
+std::string to_string(StopCause cause);  // "strategy", "max_trials", "budget", "reused"
 // Throws std::invalid_argument quoting text that is none of those.
 StopCause parse_stop_cause(const std::string& text);
 

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/stop_reasons.h"
 #include "engine/search_engine.h"
 
 namespace tune {
@@ -19,6 +20,17 @@ struct RateReference {
   int batch_size = 0;
   double learning_rate = 0;
   int horizon_steps = 0;  // the horizon it was found at (lengthened where the first did not rank the rates)
+  // What the seed check of its pair found (engine/seed_check_stage.cpp), where it ran: the rate chosen over the two
+  // seeds (the runner-up may have won), that rate's loss from the study's seed, the two rates' seed-to-seed spread
+  // (a share of the loss) and whether the choice sat at an end of the rates tried. A later backend at the same
+  // batch and horizon reuses the choice when its own loss at that rate lies within the spread (rate_stage.cpp).
+  struct SeedChecked {
+    double learning_rate = 0;
+    double first_seed_loss = 0;
+    double spread = 0;
+    RateEdge edge = RateEdge::none;
+  };
+  std::optional<SeedChecked> checked;
 };
 
 // A backend x precision to search.

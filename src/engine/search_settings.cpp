@@ -46,7 +46,7 @@ const std::vector<std::string> kSettingsKeys = {
     "budget", "min_batch_size", "max_batch_size", "gpu_max_batch_size", "tuner_options", "ramp_learning_rate",
     "learning_rates", "pretrained_learning_rates", "learning_rate_edge_factor", "learning_rate_bounds",
     "warmup_steps", "min_measure_steps", "max_measure_steps", "measure_time", "ci_halfwidth", "lr_train_steps",
-    "lr_max_train_steps", "lr_transfer", "seed_check", "confirm_rounds", "confirm_budget_share", "confirm_measure_time", "lr_schedule",
+    "lr_max_train_steps", "lr_transfer", "lr_reuse", "seed_check", "confirm_rounds", "confirm_budget_share", "confirm_measure_time", "lr_schedule",
     "lr_warmup_share", "held_out_share", "batch_tuner", "lr_tuner", "max_trials",
     "ramp_budget_share", "compiled_ramp_from_native", "screen_batch_size", "screen_keep_share", "screen_budget_share", "trial_timeout",
     "memory_fraction", "objective", "target_loss", "target_samples", "target_batch", "target_learning_rate",
@@ -148,6 +148,7 @@ SearchSettings load_search_settings(const std::string& file) {
                                 "lr_train_steps (" + std::to_string(s.lr_train_steps) + "), got " +
                                 std::to_string(s.lr_max_train_steps));
   read_yaml_key(root, "lr_transfer", s.lr_transfer, file);
+  read_yaml_key(root, "lr_reuse", s.lr_reuse, file);
   read_yaml_key(root, "seed_check", s.seed_check, file);
   read_confirmation_keys(root, file, s);
   read_yaml_key(root, "lr_schedule", s.lr_schedule, file);

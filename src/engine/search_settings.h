@@ -46,6 +46,10 @@ struct SearchSettings {
   // The rate is searched once per precision (the first backend's search); the other backends start from its
   // scaling-rule rates at their batch with a local check. false: every backend runs the full search.
   bool lr_transfer = true;
+  // With lr_transfer and seed_check: a later backend at the first one's batch and horizon reuses the rate its seed
+  // check chose after one trial there whose loss lies within that check's seed-to-seed spread of the first one's
+  // (engine/rate_stage.cpp); else it runs the transfer's local check. configs: true.
+  bool lr_reuse = false;
   // The default coverage's screen (engine/screening.h): one throughput trial per backend x precision at this
   // batch; those below keep_share of the fastest's samples/s are not searched (a precision's native stays as
   // the baseline of its speed-ups while any of its backends is kept).

@@ -2,7 +2,9 @@
 // from seed + 1, always, and the lower mean over the two seeds wins (a rate that fails from the second seed loses).
 // Their seed-to-seed spread is this model's noise at this horizon: a margin within it is a tie (the table shows
 // both rates; a fixed margin measured on tiny models was 0.82%, full-size models' spread a median 4.6%). Updates
-// the pair's best config and says what it did in the rate stage's stop reason. Reads seed_check.
+// the pair's best config and says what it did in the rate stage's stop reason; on the precision's reference pair
+// (the one whose rate the later backends start from) it also records the choice for them to reuse. Reads
+// seed_check.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -42,7 +44,7 @@ class SeedCheckStage : public SearchStage {
 
  private:
   // The words for the stop reason ("" when there is no runner-up to check).
-  std::string check(const SearchRun& search, PairSearch& pair) const {
+  std::string check(SearchRun& search, PairSearch& pair) const {
     const DriveOutcome& lr = *pair.rates;
     const std::optional<DrivenTrial> second = runner_up_of(lr);
     if (!second || !(lr.best->second.score_loss > 0)) return "";
@@ -64,12 +66,21 @@ class SeedCheckStage : public SearchStage {
     pair.best->learning_rate = rates[winner].learning_rate;
     pair.best->lr_score_loss = means[winner];
     const double spread = std::max(gaps[0], gaps[1]), margin = means[1 - winner] / means[winner] - 1;
+    record_for_reuse(search, pair, RateReference::SeedChecked{rates[winner].learning_rate, first_scores[winner],
+                                                              spread, pair.best->stop.lr_edge});
     return strf("; %.1e and runner-up %.1e trained again from seed %llu: mean loss %.4f vs %.4f over 2 seeds, %.1e "
                 "chosen; seed-to-seed spread %.2f%%, margin %.2f%%: %s",
                 rates[0].learning_rate, rates[1].learning_rate,
                 static_cast<unsigned long long>(search.request.seed + 1), means[0], means[1],
                 rates[winner].learning_rate, 100 * spread, 100 * margin,
                 margin <= spread ? "a tie within the seed spread" : "apart beyond the seed spread");
+  }
+
+  // Where this pair's rate is its precision's reference, what the check chose, for the later backends at its
+  // batch and horizon to reuse (engine/rate_stage.cpp).
+  static void record_for_reuse(SearchRun& search, const PairSearch& pair, const RateReference::SeedChecked& checked) {
+    std::optional<RateReference>& reference = search.references[pair.outcome.precision];
+    if (reference && reference->backend == pair.outcome.backend) reference->checked = checked;
   }
 
   const bool enabled_;

@@ -198,6 +198,13 @@ const char* const kBatchWithinNoiseNote =
     "of their mean). The sizes listed ran, one trial each, within that share of the fastest size: a difference "
     "smaller than one config's own trial-to-trial spread is no finding, so any of them is as good an answer, and "
     "the size shown is the batch rule's pick among them.";
+const char* const kReusedRateNote =
+    "\"reused: 1 trial\" on a learning rate: the backend chose the batch and horizon its precision's first "
+    "backend searched the rate at, so its trials there train the same model on the same data from the same seed, "
+    "and only its step's numerics differ. One trial at the rate that search chose (after its second-seed check) "
+    "scored within that search's seed spread of its loss from the same seed, so the rate stands for this backend "
+    "without a search of its own (`lr_reuse`; the search's log gives both losses). A loss beyond the spread runs "
+    "the search.";
 const char* const kRatesNotSeparatedNote =
     "\"not separated yet: loss x% below untrained\" on a learning rate: after the steps its rates ran, the chosen "
     "rate's loss lies less than 10% below the untrained model's (a classifier's: predicting its labels' "
@@ -276,6 +283,7 @@ std::string learning_rate_cell(const BackendResult& r) {
   const auto second = r.runner_up_with_margin();
   if (second) notes.push_back(runner_up_note(r, second->first, second->second));
   if (r.rate_batch_size > 0) notes.push_back(strf("searched at batch %d", r.rate_batch_size));
+  if (stop.lr_cause == StopCause::reused) notes.push_back("reused: 1 trial");
   std::string text = learning_rate_cell(r.best);
   if (second && r.rate_tie()) text += strf(" or %.1e", second->first.learning_rate);
   for (size_t i = 0; i < notes.size(); ++i) text += (i ? "; " : " (") + notes[i];
@@ -288,6 +296,13 @@ bool any_uncompared_better_rate(const TestedModelsTable& table) {
       const auto second = b.screened_out.empty() ? b.runner_up_with_margin() : std::nullopt;
       if (second && second->second < 0) return true;
     }
+  return false;
+}
+
+bool any_reused_rate(const TestedModelsTable& table) {
+  for (const auto& row : table.rows)
+    for (const auto& b : row.backends)
+      if (b.screened_out.empty() && b.best.stop.lr_cause == StopCause::reused) return true;
   return false;
 }
 
@@ -456,6 +471,7 @@ std::vector<std::string> table_notes(const TestedModelsTable& table) {
     notes.push_back(kWarmCacheNote);
   if (any_batch_cut(table)) notes.push_back(kBatchCutNote);
   if (any_rates_not_separated(table)) notes.push_back(kRatesNotSeparatedNote);
+  if (any_reused_rate(table)) notes.push_back(kReusedRateNote);
   if (any_batch_within_noise(table)) notes.push_back(kBatchWithinNoiseNote);
   if (any_batch_limit(table, BatchLimit::trials)) notes.push_back(kTrialCapNote);
   if (!screen_notes(table).empty()) notes.push_back(kScreenNote);

@@ -66,6 +66,8 @@ std::string learning_rate_cell(const BackendResult& result);
 bool any_rate_edge(const TestedModelsTable& table);
 // Whether any backend's rates ran without the model learning enough to rank them (BackendResult::rates_separated).
 bool any_rates_not_separated(const TestedModelsTable& table);
+// Whether any backend's rate was another backend's, reused after one trial (StopCause::reused), for its note.
+bool any_reused_rate(const TestedModelsTable& table);
 // Whether any backend's batch has other sizes within its trial-to-trial noise (BackendResult::batches_within_noise).
 bool any_batch_within_noise(const TestedModelsTable& table);
 // Whether a row picked a stored trial's batch over the search's stored best (BackendResult::rate_batch_size).
@@ -92,6 +94,7 @@ extern const char* const kBatchCutNote;
 extern const char* const kMovedByRoundsNote;
 extern const char* const kWarmCacheNote;
 extern const char* const kRatesNotSeparatedNote;
+extern const char* const kReusedRateNote;
 extern const char* const kBatchWithinNoiseNote;
 extern const char* const kBatchLimitNote;
 extern const char* const kTrialCapNote;
