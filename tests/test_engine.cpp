@@ -1065,7 +1065,7 @@ TEST_F(EngineFixture, ALaterBackendAtTheSameBatchReusesTheSeedCheckedRateAfterOn
   EXPECT_EQ(first_seed_rates(db, jit, request.seed), std::vector<double>{eager.best->learning_rate});
   EXPECT_TRUE(first_seed_rates(db, jit, request.seed + 1).empty());  // no seed check of its own
   EXPECT_NE(jit.lr_stop.find("eager's 3.0e-04 (same batch 32, horizon"), std::string::npos) << jit.lr_stop;
-  EXPECT_NE(jit.lr_stop.find("reused: this step's loss there 5.0000 against its 5.0000 from the same seed, 0.00% "
+  EXPECT_NE(jit.lr_stop.find("reused: this step's loss there 5.0000 against its 5.0000 from the same seed, 0.000% "
                              "apart, within its seed-to-seed spread"), std::string::npos) << jit.lr_stop;
   const std::optional<BestConfig> stored = db.best(jit.study_id);  // the table marks it (report/table_cells.h)
   ASSERT_TRUE(stored);
@@ -1095,7 +1095,7 @@ TEST_F(EngineFixture, ALaterBackendWhoseLossDiffersBeyondTheSeedSpreadRunsTheLoc
     ASSERT_TRUE(jit.best) << jit.failure;
     EXPECT_EQ(first_seed_rates(db, jit, request.seed).size(), 3u) << "reuse " << reuse;  // 3e-4 and either side
     EXPECT_EQ(jit.lr_stop.find("eager's 3.0e-04 (same batch 32, horizon 12 steps) not reused: this step's loss "
-                               "there 5.2500 against its 5.0000, 5.00% apart, beyond its seed-to-seed spread") == 0,
+                               "there 5.2500 against its 5.0000, 5.000% apart, beyond its seed-to-seed spread") == 0,
               reuse) << jit.lr_stop;
     EXPECT_NE(jit.lr_stop.find("from eager's 3.0e-04 at batch 32 by the scaling rules"), std::string::npos);
   }

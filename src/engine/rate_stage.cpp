@@ -103,7 +103,7 @@ class RateStage : public SearchStage {
     const TrialResult result = pair.trials.stored_or_run(at);
     const double gap = std::fabs(result.score_loss - checked.first_seed_loss) / checked.first_seed_loss;
     if (!result.ok() || !(gap <= checked.spread)) {
-      declined = theirs + (result.ok() ? strf(" not reused: this step's loss there %.4f against its %.4f, %.2f%% "
+      declined = theirs + (result.ok() ? strf(" not reused: this step's loss there %.4f against its %.4f, %.3f%% "
                                               "apart, beyond its seed-to-seed spread %.2f%%; ", result.score_loss,
                                               checked.first_seed_loss, 100 * gap, 100 * checked.spread)
                                        : " not reused: this step's trial there failed; ");
@@ -113,7 +113,7 @@ class RateStage : public SearchStage {
     lr.trials.push_back(DrivenTrial{at, result, false});
     lr.best = ToldTrial{at, result};
     lr.cause = StopCause::reused;
-    lr.stop_reason = theirs + strf(" reused: this step's loss there %.4f against its %.4f from the same seed, %.2f%% "
+    lr.stop_reason = theirs + strf(" reused: this step's loss there %.4f against its %.4f from the same seed, %.3f%% "
                                    "apart, within its seed-to-seed spread %.2f%%; no rate search or seed check of "
                                    "its own", result.score_loss, checked.first_seed_loss, 100 * gap,
                                    100 * checked.spread);
