@@ -10,7 +10,6 @@
 // at twice the steps, up to lr_max_train_steps while the pair's share of the budget fits them: a ranking taken
 // before the model learned is no answer. Reads lr_tuner (and its options, through the space), lr_transfer,
 // lr_reuse and lr_max_train_steps.
-#include <cmath>
 
 #include "engine/search_spaces.h"
 #include "engine/search_stage.h"
@@ -101,7 +100,7 @@ class RateStage : public SearchStage {
       return std::nullopt;
     }
     const TrialResult result = pair.trials.stored_or_run(at);
-    const double gap = std::fabs(result.score_loss - checked.first_seed_loss) / checked.first_seed_loss;
+    const double gap = loss_gap(result.score_loss, checked.first_seed_loss);
     if (!result.ok() || !(gap <= checked.spread)) {
       declined = theirs + (result.ok() ? strf(" not reused: this step's loss there %.4f against its %.4f, %.3f%% "
                                               "apart, beyond its seed-to-seed spread %.2f%%; ", result.score_loss,

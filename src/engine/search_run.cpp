@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 namespace tune {
 namespace {
@@ -12,6 +13,8 @@ double now_seconds() {
 }
 
 }  // namespace
+
+double loss_gap(double first, double second) { return std::fabs(first - second) / ((first + second) / 2); }
 
 SearchRun::SearchRun(Database& db, const TrialExecutor& executor, const SearchSettings& settings,
                      std::ostream& progress, const SearchRequest& request, double budget_seconds)

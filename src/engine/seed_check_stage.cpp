@@ -6,7 +6,6 @@
 // (the one whose rate the later backends start from) it also records the choice for them to reuse. Reads
 // seed_check.
 #include <algorithm>
-#include <cmath>
 #include <limits>
 
 #include "engine/search_stage.h"
@@ -26,9 +25,6 @@ std::optional<DrivenTrial> runner_up_of(const DriveOutcome& lr) {
       second = t;
   return second;
 }
-
-// Each rate's two seeds apart, as a share of their mean: how far one seed's score moves from the other's.
-double seed_gap(double first, double second) { return std::fabs(first - second) / ((first + second) / 2); }
 
 class SeedCheckStage : public SearchStage {
  public:
@@ -59,7 +55,7 @@ class SeedCheckStage : public SearchStage {
       }
       const TrialResult again = pair.trials.stored_or_run(rates[i]);
       means[i] = again.ok() ? (first_scores[i] + again.score_loss) / 2 : std::numeric_limits<double>::infinity();
-      gaps[i] = again.ok() ? seed_gap(first_scores[i], again.score_loss) : 0;
+      gaps[i] = again.ok() ? loss_gap(first_scores[i], again.score_loss) : 0;
     }
     pair.trials.set_seed_offset(0);
     const size_t winner = means[1] < means[0] ? 1 : 0;

@@ -204,7 +204,8 @@ const char* const kReusedRateNote =
     "and only its step's numerics differ. One trial at the rate that search chose (after its second-seed check) "
     "scored within that search's seed spread of its loss from the same seed, so the rate stands for this backend "
     "without a search of its own (`lr_reuse`; the search's log gives both losses). A loss beyond the spread runs "
-    "the search.";
+    "the search. Where that search's two rates tied (its cell's \"or ... (tie: ...)\", native's in the row), the "
+    "tie holds for the reused rate too: the cell shows the rate the second-seed check chose.";
 const char* const kRatesNotSeparatedNote =
     "\"not separated yet: loss x% below untrained\" on a learning rate: after the steps its rates ran, the chosen "
     "rate's loss lies less than 10% below the untrained model's (a classifier's: predicting its labels' "
@@ -288,61 +289,6 @@ std::string learning_rate_cell(const BackendResult& r) {
   if (second && r.rate_tie()) text += strf(" or %.1e", second->first.learning_rate);
   for (size_t i = 0; i < notes.size(); ++i) text += (i ? "; " : " (") + notes[i];
   return notes.empty() ? text : text + ")";
-}
-
-bool any_uncompared_better_rate(const TestedModelsTable& table) {
-  for (const auto& row : table.rows)
-    for (const auto& b : row.backends) {
-      const auto second = b.screened_out.empty() ? b.runner_up_with_margin() : std::nullopt;
-      if (second && second->second < 0) return true;
-    }
-  return false;
-}
-
-bool any_reused_rate(const TestedModelsTable& table) {
-  for (const auto& row : table.rows)
-    for (const auto& b : row.backends)
-      if (b.screened_out.empty() && b.best.stop.lr_cause == StopCause::reused) return true;
-  return false;
-}
-
-bool any_rates_not_separated(const TestedModelsTable& table) {
-  for (const auto& row : table.rows)
-    for (const auto& b : row.backends)
-      if (!b.rates_separated()) return true;
-  return false;
-}
-
-bool any_batch_within_noise(const TestedModelsTable& table) {
-  for (const auto& row : table.rows)
-    for (const auto& b : row.backends)
-      if (b.batches_within_noise().size() > 1) return true;
-  return false;
-}
-
-bool any_stored_pick(const TestedModelsTable& table) {
-  for (const auto& row : table.rows)
-    for (const auto& b : row.backends)
-      if (b.rate_batch_size > 0 && b.moved_by_rounds_from == 0) return true;
-  return false;
-}
-
-bool any_batch_cut(const TestedModelsTable& table) {
-  return std::any_of(table.rows.begin(), table.rows.end(), [](const TableRow& r) { return !r.batch_cut.empty(); });
-}
-
-bool any_moved_by_rounds(const TestedModelsTable& table) {
-  for (const auto& row : table.rows)
-    for (const auto& b : row.backends)
-      if (b.moved_by_rounds_from > 0) return true;
-  return false;
-}
-
-bool any_rate_edge(const TestedModelsTable& table) {
-  for (const auto& row : table.rows)
-    for (const auto& b : row.backends)
-      if (b.best.stop.lr_edge != RateEdge::none) return true;
-  return false;
 }
 
 std::vector<std::string> table_header() {
@@ -461,25 +407,63 @@ std::vector<std::string> note_lines(const TestedModelsTable& table, const std::s
   return {};
 }
 
+namespace {
+
+// Whether any row, or any backend of any row, shows what a note under the table explains: each note is added only
+// where a row needs it.
+template <typename Test>
+bool any_row(const TestedModelsTable& table, Test test) {
+  return std::any_of(table.rows.begin(), table.rows.end(), test);
+}
+template <typename Test>
+bool any_backend(const TestedModelsTable& table, Test test) {
+  return any_row(table, [&](const TableRow& r) { return std::any_of(r.backends.begin(), r.backends.end(), test); });
+}
+
+// A runner-up that scored below its chosen rate: a stored rate the search did not compare (kUncomparedRateNote).
+bool uncompared_better_rate(const BackendResult& b) {
+  const auto second = b.screened_out.empty() ? b.runner_up_with_margin() : std::nullopt;
+  return second && second->second < 0;
+}
+
+// The notes on what a row's cells show, each only where one shows it, in the order they stand under the table.
+std::vector<std::string> cell_notes(const TestedModelsTable& table) {
+  std::vector<std::string> notes;
+  const auto note_if = [&](bool needed, const char* note) { if (needed) notes.push_back(note); };
+  note_if(any_backend(table, [](const BackendResult& b) { return b.best.stop.lr_edge != RateEdge::none; }),
+          kRateEdgeNote);
+  note_if(any_backend(table, uncompared_better_rate), kUncomparedRateNote);
+  note_if(any_backend(table,
+                      [](const BackendResult& b) { return b.rate_batch_size > 0 && b.moved_by_rounds_from == 0; }),
+          kStoredPickNote);
+  note_if(any_backend(table, [](const BackendResult& b) { return b.moved_by_rounds_from > 0; }), kMovedByRoundsNote);
+  note_if(any_row(table, [](const TableRow& r) { return r.shows_warm() || !r.cold_overhead_measured; }),
+          kWarmCacheNote);
+  note_if(any_row(table, [](const TableRow& r) { return !r.batch_cut.empty(); }), kBatchCutNote);
+  note_if(any_backend(table, [](const BackendResult& b) { return !b.rates_separated(); }), kRatesNotSeparatedNote);
+  note_if(any_backend(table, [](const BackendResult& b) {
+            return b.screened_out.empty() && b.best.stop.lr_cause == StopCause::reused;
+          }),
+          kReusedRateNote);
+  note_if(any_backend(table, [](const BackendResult& b) { return b.batches_within_noise().size() > 1; }),
+          kBatchWithinNoiseNote);
+  note_if(any_batch_limit(table, BatchLimit::trials), kTrialCapNote);
+  return notes;
+}
+
+}  // namespace
+
+bool any_batch_limit(const TestedModelsTable& table, BatchLimit limit) {
+  return any_backend(table, [limit](const BackendResult& b) { return b.best.stop.batch_limit == limit; });
+}
+
 std::vector<std::string> table_notes(const TestedModelsTable& table) {
   std::vector<std::string> notes{kSetupNote, kBatchLimitNote, kSpeedupNote, kPairedVerdictNote, kRunnerUpNote};
-  if (any_rate_edge(table)) notes.push_back(kRateEdgeNote);
-  if (any_uncompared_better_rate(table)) notes.push_back(kUncomparedRateNote);
-  if (any_stored_pick(table)) notes.push_back(kStoredPickNote);
-  if (any_moved_by_rounds(table)) notes.push_back(kMovedByRoundsNote);
-  if (std::any_of(table.rows.begin(), table.rows.end(), [](const TableRow& r) { return r.shows_warm() || !r.cold_overhead_measured; }))
-    notes.push_back(kWarmCacheNote);
-  if (any_batch_cut(table)) notes.push_back(kBatchCutNote);
-  if (any_rates_not_separated(table)) notes.push_back(kRatesNotSeparatedNote);
-  if (any_reused_rate(table)) notes.push_back(kReusedRateNote);
-  if (any_batch_within_noise(table)) notes.push_back(kBatchWithinNoiseNote);
-  if (any_batch_limit(table, BatchLimit::trials)) notes.push_back(kTrialCapNote);
+  for (const std::string& note : cell_notes(table)) notes.push_back(note);
   if (!screen_notes(table).empty()) notes.push_back(kScreenNote);
   if (!observer_notes(table).empty()) notes.push_back(kObserverNote);
   if (!other_compile_notes(table).empty()) notes.push_back(kOtherCompilesNote);
-  if (std::any_of(table.rows.begin(), table.rows.end(),
-                  [](const TableRow& r) { return r.ranks() > 1; }))
-    notes.push_back(kRanksNote);
+  if (any_row(table, [](const TableRow& r) { return r.ranks() > 1; })) notes.push_back(kRanksNote);
   if (any_batch_limit(table, BatchLimit::range)) notes.push_back(kRangeCapFootnote);
   return notes;
 }
@@ -487,13 +471,6 @@ std::vector<std::string> table_notes(const TestedModelsTable& table) {
 std::string measured_when(const TableRow& row) {
   const std::string first = day(row.first_trial_at), last = day(row.last_trial_at);
   return first == last ? last : first + " to " + last;
-}
-
-bool any_batch_limit(const TestedModelsTable& table, BatchLimit limit) {
-  for (const auto& row : table.rows)
-    for (const auto& b : row.backends)
-      if (b.best.stop.batch_limit == limit) return true;
-  return false;
 }
 
 std::string paired_verdict_cell(const TableRow& row) {

@@ -62,22 +62,6 @@ std::string learning_rate_cell(const BestConfig& best);
 // The same with the runner-up's margin: "3.0e-03 (next +0.8%)", when a second rate ran; a runner-up that scored
 // lower (a stored rate the search did not compare): "3.0e-03 (1.0e-03 scored 1.8% lower, not compared)".
 std::string learning_rate_cell(const BackendResult& result);
-// Whether any backend's rate is marked, so writers add kRateEdgeNote only when needed.
-bool any_rate_edge(const TestedModelsTable& table);
-// Whether any backend's rates ran without the model learning enough to rank them (BackendResult::rates_separated).
-bool any_rates_not_separated(const TestedModelsTable& table);
-// Whether any backend's rate was another backend's, reused after one trial (StopCause::reused), for its note.
-bool any_reused_rate(const TestedModelsTable& table);
-// Whether any backend's batch has other sizes within its trial-to-trial noise (BackendResult::batches_within_noise).
-bool any_batch_within_noise(const TestedModelsTable& table);
-// Whether a row picked a stored trial's batch over the search's stored best (BackendResult::rate_batch_size).
-bool any_stored_pick(const TestedModelsTable& table);
-// Whether a row shows a best the confirmation's rounds moved (BackendResult::moved_by_rounds_from), for its note.
-bool any_moved_by_rounds(const TestedModelsTable& table);
-// Whether a row's best vs best mixes in a size a cut ramp never ran (TableRow::batch_cut), for its note.
-bool any_batch_cut(const TestedModelsTable& table);
-// Whether a runner-up scored below its chosen rate (a stored rate the search did not compare), for its note.
-bool any_uncompared_better_rate(const TestedModelsTable& table);
 
 extern const char* const kSetupNote;
 extern const char* const kScreenNote;
