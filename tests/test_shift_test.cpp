@@ -153,6 +153,15 @@ TEST(ShiftTest, BadInputIsAClearError) {
 }  // namespace
 }  // namespace tune
 
+TEST(RangeOverMean, IsHighestLessLowestOverTheMeanAndNoneWithoutASpread) {
+  using tune::range_over_mean;
+  EXPECT_NEAR(*range_over_mean({5.25, 5.0}), 0.25 / 5.125, 1e-12);  // the seed check's two seeds
+  EXPECT_NEAR(*range_over_mean({3.0, 1.0, 2.0}), 1.0, 1e-12);       // (3 - 1) / 2, in any order
+  EXPECT_FALSE(range_over_mean({4.0}));
+  EXPECT_FALSE(range_over_mean({}));
+  EXPECT_FALSE(range_over_mean({1.0, -1.0}));  // a mean <= 0 has no share
+}
+
 TEST(KendallTau, CountsConcordantPairsWithTies) {
   using tune::kendall_tau;
   EXPECT_DOUBLE_EQ(kendall_tau({1, 2, 3, 4}, {10, 20, 30, 40}), 1.0);

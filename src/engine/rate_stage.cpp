@@ -10,10 +10,12 @@
 // at twice the steps, up to lr_max_train_steps while the pair's share of the budget fits them: a ranking taken
 // before the model learned is no answer. Reads lr_tuner (and its options, through the space), lr_transfer,
 // lr_reuse and lr_max_train_steps.
+#include <limits>
 
 #include "engine/search_spaces.h"
 #include "engine/search_stage.h"
 #include "engine/stage_list.h"
+#include "stats/statistics.h"
 #include "tuners/batch_scaling.h"
 #include "trial/learned_share.h"
 #include "tuners/composite/rate_edge_extension.h"
@@ -100,7 +102,9 @@ class RateStage : public SearchStage {
       return std::nullopt;
     }
     const TrialResult result = pair.trials.stored_or_run(at);
-    const double gap = loss_gap(result.score_loss, checked.first_seed_loss);
+    // Measured as the seed check measured its spread (stats/statistics.h), so like is set against like.
+    const double gap = range_over_mean({result.score_loss, checked.first_seed_loss})
+                           .value_or(std::numeric_limits<double>::infinity());
     if (!result.ok() || !(gap <= checked.spread)) {
       declined = theirs + (result.ok() ? strf(" not reused: this step's loss there %.4f against its %.4f, %.3f%% "
                                               "apart, beyond its seed-to-seed spread %.2f%%; ", result.score_loss,

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cmath>
 
 namespace tune {
 namespace {
@@ -13,8 +12,6 @@ double now_seconds() {
 }
 
 }  // namespace
-
-double loss_gap(double first, double second) { return std::fabs(first - second) / ((first + second) / 2); }
 
 SearchRun::SearchRun(Database& db, const TrialExecutor& executor, const SearchSettings& settings,
                      std::ostream& progress, const SearchRequest& request, double budget_seconds)

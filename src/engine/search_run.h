@@ -33,10 +33,6 @@ struct RateReference {
   std::optional<SeedChecked> checked;
 };
 
-// Two losses apart as a share of their mean: how the seed check measures its seed-to-seed spread, and how a later
-// backend's loss is set against that spread (one measure on both sides, so the comparison is like with like).
-double loss_gap(double first, double second);
-
 // A backend x precision to search.
 struct SearchPair {
   std::string precision;

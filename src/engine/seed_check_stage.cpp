@@ -10,6 +10,7 @@
 
 #include "engine/search_stage.h"
 #include "engine/stage_list.h"
+#include "stats/statistics.h"
 #include "util/table_format.h"
 
 namespace tune {
@@ -55,7 +56,7 @@ class SeedCheckStage : public SearchStage {
       }
       const TrialResult again = pair.trials.stored_or_run(rates[i]);
       means[i] = again.ok() ? (first_scores[i] + again.score_loss) / 2 : std::numeric_limits<double>::infinity();
-      gaps[i] = again.ok() ? loss_gap(first_scores[i], again.score_loss) : 0;
+      gaps[i] = again.ok() ? range_over_mean({first_scores[i], again.score_loss}).value_or(0) : 0;
     }
     pair.trials.set_seed_offset(0);
     const size_t winner = means[1] < means[0] ? 1 : 0;

@@ -561,15 +561,9 @@ std::optional<LearningRatePoint> BackendResult::runner_up() const {
 namespace {
 
 std::optional<double> spread_of(const LearningRatePoint& p) {
-  if (p.seed_scores.size() < 2) return std::nullopt;
-  double low = p.seed_scores.begin()->second, high = low, sum = 0;
-  for (const auto& [seed, score] : p.seed_scores) {
-    low = std::min(low, score);
-    high = std::max(high, score);
-    sum += score;
-  }
-  const double mean = sum / p.seed_scores.size();
-  return mean > 0 ? std::optional<double>((high - low) / mean) : std::nullopt;
+  std::vector<double> scores;
+  for (const auto& [seed, score] : p.seed_scores) scores.push_back(score);
+  return range_over_mean(scores);
 }
 
 }  // namespace
@@ -601,10 +595,7 @@ bool BackendResult::rates_separated() const {
 }
 
 std::optional<double> BackendResult::batch_noise_share() const {
-  const std::vector<double> ran = rounds_that_ran(repeats);
-  if (ran.size() < 2) return std::nullopt;
-  const auto [low, high] = std::minmax_element(ran.begin(), ran.end());
-  return (*high - *low) / mean(ran);
+  return range_over_mean(rounds_that_ran(repeats));
 }
 
 std::optional<RoundsSpeed> BackendResult::rounds_speed() const {

@@ -44,6 +44,14 @@ double coefficient_of_variation(const std::vector<double>& xs) {
   return m > 0 ? std::sqrt(sum_sq / static_cast<double>(xs.size() - 1)) / m : 0;
 }
 
+std::optional<double> range_over_mean(const std::vector<double>& values) {
+  if (values.size() < 2) return std::nullopt;
+  const double m = mean(values);
+  if (!(m > 0)) return std::nullopt;
+  const auto [low, high] = std::minmax_element(values.begin(), values.end());
+  return (*high - *low) / m;
+}
+
 double kendall_tau(const std::vector<double>& a, const std::vector<double>& b) {
   TUNE_CHECK(a.size() == b.size(), "kendall_tau: lists of different lengths");
   double concordant = 0, discordant = 0, ties_a = 0, ties_b = 0;
